@@ -1,0 +1,37 @@
+//! The command line: flag definitions and dispatch to the library. Exit codes follow
+//! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
+//! or input errors.
+
+use clap::{Parser, Subcommand};
+
+/// Prove Helm charts and Helmfile stacks correct before they ship.
+#[derive(Parser, Debug)]
+#[command(name = "stackproof", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the version and exit.
+    Version,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Version => {
+            println!("stackproof {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The function library: Sprig, Helm's additions and Helmfile's additions, one file per
+//! family, each family a table of [`FuncDef`](crate::template::FuncDef) lines.
+//!
+//! Function sets differ by host program (Helm removes `env`; Helmfile's `get` is
+//! path-based and shadows Sprig's), so callers build a registry for the program they
+//! imitate rather than sharing one global table. Adding a function is one function
+//! plus one table line in its family file; adding a family is one `mod` line and one
+//! line in the builders below.
+
+use crate::template::Registry;
+
+/// Which program's function set to build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// Helm 3.15 (Sprig 3.2.3).
+    Helm3,
+    /// Helm 4.x (Sprig 3.3.0, extra serialisation functions).
+    Helm4,
+    /// Helmfile 0.166 (Sprig 3.2.3 plus Helmfile's own, `env` kept).
+    Helmfile,
+}
+
+/// Every Sprig family, in registration order.
+fn sprig(r: &mut Registry) {
+    let _ = r;
+}
+
+/// The functions Helm templates see.
+pub fn helm_registry(flavor: Flavor) -> Registry {
+    let mut r = Registry::new();
+    sprig(&mut r);
+    // Helm removes these from Sprig for hermetic renders.
+    r.remove("env").remove("expandenv");
+    let _ = flavor;
+    r
+}
+
+/// The functions Helmfile state and values templates see.
+pub fn helmfile_registry() -> Registry {
+    let mut r = Registry::new();
+    sprig(&mut r);
+    r
+}

@@ -1,0 +1,5 @@
+//! The `stackproof` binary: all behaviour lives in the library's `cli` module.
+
+fn main() {
+    std::process::exit(stackproof::cli::main());
+}

@@ -1,0 +1,2 @@
+//! Matrices of input values: axes, their product, include/exclude and named cells,
+//! each cell with a stable, readable name used in every report.

@@ -1,0 +1,2 @@
+//! Findings as data, and the printers that render them: miette for people; JSON,
+//! SARIF, JUnit and GitHub annotations for machines.

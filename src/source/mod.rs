@@ -1,0 +1,169 @@
+//! Source text and the file system stackproof reads from.
+//!
+//! Everything stackproof reports points back at bytes in some file: a template, a values
+//! file, a state file, a rule. This module owns those bytes ([`SourceFile`]), the byte
+//! ranges into them ([`Span`]), and the read-only view of the tree being checked
+//! ([`Vfs`]), including *overlay* files that a configuration supplies for paths a
+//! repository does not hold (for example an environment's secrets file). Nothing in
+//! stackproof writes through a `Vfs`: inputs are read-only by construction.
+
+mod vfs;
+
+pub use vfs::{Vfs, VfsError};
+
+use std::fmt;
+use std::sync::Arc;
+
+/// A half-open byte range `[start, end)` into one source text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    pub const fn empty_at(pos: usize) -> Span {
+        Span::new(pos, pos)
+    }
+
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+impl From<Span> for miette::SourceSpan {
+    fn from(s: Span) -> Self {
+        miette::SourceSpan::new((s.start as usize).into(), s.len())
+    }
+}
+
+/// One named text: the name is what users see in messages (a path relative to where
+/// they ran the command, or a template name such as `mychart/templates/x.yaml`).
+#[derive(Clone)]
+pub struct SourceFile {
+    name: Arc<str>,
+    text: Arc<str>,
+}
+
+impl SourceFile {
+    pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> SourceFile {
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn shared_text(&self) -> Arc<str> {
+        self.text.clone()
+    }
+
+    /// 1-based line and 1-based column (in bytes) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        line_col(&self.text, offset)
+    }
+
+    /// The full line containing `offset`, without its newline.
+    pub fn line_text(&self, offset: usize) -> &str {
+        let offset = offset.min(self.text.len());
+        let start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = self.text[offset..]
+            .find('\n')
+            .map_or(self.text.len(), |i| offset + i);
+        &self.text[start..end]
+    }
+
+    /// A miette source that carries this file's name.
+    pub fn to_named_source(&self) -> miette::NamedSource<String> {
+        miette::NamedSource::new(&*self.name, self.text.to_string())
+    }
+}
+
+impl fmt::Debug for SourceFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SourceFile")
+            .field("name", &self.name)
+            .field("len", &self.text.len())
+            .finish()
+    }
+}
+
+/// 1-based line and 1-based byte column of `offset` in `text`.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text.as_bytes()[..offset];
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let col = match before.iter().rposition(|&b| b == b'\n') {
+        Some(nl) => offset - nl,
+        None => offset + 1,
+    };
+    (line, col)
+}
+
+/// A place in a named file, for reports that outlive the source text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct Location {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        let t = "ab\ncd\n\nef";
+        assert_eq!(line_col(t, 0), (1, 1));
+        assert_eq!(line_col(t, 1), (1, 2));
+        assert_eq!(line_col(t, 3), (2, 1));
+        assert_eq!(line_col(t, 6), (3, 1));
+        assert_eq!(line_col(t, 7), (4, 1));
+        assert_eq!(line_col(t, 99), (4, 3));
+    }
+
+    #[test]
+    fn line_text_finds_the_line() {
+        let f = SourceFile::new("x", "one\ntwo\nthree");
+        assert_eq!(f.line_text(5), "two");
+        assert_eq!(f.line_text(0), "one");
+        assert_eq!(f.line_text(13), "three");
+    }
+}

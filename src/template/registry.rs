@@ -1,0 +1,358 @@
+//! The function table templates call into, and the host services functions may use.
+//!
+//! A function is declared once, as one table line: its name, its Go parameter types and
+//! its implementation. The parameter types matter because Go's `text/template` checks
+//! and converts arguments by reflection *before* the call, and its error texts depend on
+//! the declared type (`wrong type for value; expected string; got int`), and because an
+//! untyped constant such as `1` becomes an `int`, `int64` or `float64` according to the
+//! parameter it lands in. The engine does that conversion; implementations receive
+//! arguments already converted, one [`Value`] per declared parameter (variadic ones
+//! appended at the end).
+//!
+//! Functions that need more than their arguments (Helm's `include` and `tpl`, random
+//! and clock functions, Helmfile's file and environment functions) are declared with
+//! [`FuncImpl::Ctx`] and receive a [`CallCtx`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::value::Value;
+use crate::source::Vfs;
+
+/// A Go parameter type, as far as argument checking and conversion need to know it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// `interface{}`: anything, nil included.
+    Any,
+    String,
+    Bool,
+    /// Go `int`.
+    Int,
+    Int64,
+    Uint32,
+    Float64,
+    /// `[]interface{}`
+    List,
+    /// `[]string`
+    Strings,
+    /// `map[string]interface{}` (named map types with that underlying type convert).
+    Map,
+}
+
+impl Ty {
+    pub fn go_name(self) -> &'static str {
+        match self {
+            Ty::Any => "interface {}",
+            Ty::String => "string",
+            Ty::Bool => "bool",
+            Ty::Int => "int",
+            Ty::Int64 => "int64",
+            Ty::Uint32 => "uint32",
+            Ty::Float64 => "float64",
+            Ty::List => "[]interface {}",
+            Ty::Strings => "[]string",
+            Ty::Map => "map[string]interface {}",
+        }
+    }
+}
+
+/// A function's Go signature: fixed parameters, then an optional variadic tail.
+#[derive(Clone, Copy, Debug)]
+pub struct Sig {
+    pub params: &'static [Ty],
+    pub variadic: Option<Ty>,
+}
+
+/// The error a function returns. The engine wraps it in Go's
+/// `error calling NAME: MESSAGE` unless it is a [`FuncError::Fail`].
+#[derive(Clone, Debug)]
+pub enum FuncError {
+    /// An ordinary Go `error` value returned by the function.
+    Call(String),
+    /// A deliberate failure (`fail`, `required`) that Helm reports as
+    /// `execution error at (file:line:col): MESSAGE`.
+    Fail(String),
+    /// An error raised while executing another template on the function's behalf
+    /// (`include`, `tpl`); it keeps the inner error so reporters can show both places.
+    Nested {
+        message: String,
+        inner: Box<super::Error>,
+    },
+}
+
+impl FuncError {
+    pub fn call(msg: impl Into<String>) -> FuncError {
+        FuncError::Call(msg.into())
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            FuncError::Call(m) | FuncError::Fail(m) => m,
+            FuncError::Nested { message, .. } => message,
+        }
+    }
+}
+
+impl std::fmt::Display for FuncError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+pub type FuncResult = Result<Value, FuncError>;
+
+/// A function that only needs its arguments.
+pub type PlainFn = fn(&[Value]) -> FuncResult;
+
+/// A function that needs the template engine or the host.
+pub type CtxFn = fn(&mut CallCtx<'_>, &[Value]) -> FuncResult;
+
+#[derive(Clone, Copy)]
+pub enum FuncImpl {
+    Plain(PlainFn),
+    Ctx(CtxFn),
+}
+
+/// One table line: name, Go signature, implementation.
+#[derive(Clone, Copy)]
+pub struct FuncDef {
+    pub name: &'static str,
+    pub sig: Sig,
+    pub imp: FuncImpl,
+    /// True for functions whose result depends on randomness or the clock, so reports
+    /// can flag templates that use them.
+    pub nondeterministic: bool,
+}
+
+impl FuncDef {
+    /// A plain function with fixed parameters.
+    pub const fn plain(name: &'static str, params: &'static [Ty], f: PlainFn) -> FuncDef {
+        FuncDef {
+            name,
+            sig: Sig {
+                params,
+                variadic: None,
+            },
+            imp: FuncImpl::Plain(f),
+            nondeterministic: false,
+        }
+    }
+
+    /// A plain function whose last parameter is `...T`.
+    pub const fn variadic(
+        name: &'static str,
+        params: &'static [Ty],
+        rest: Ty,
+        f: PlainFn,
+    ) -> FuncDef {
+        FuncDef {
+            name,
+            sig: Sig {
+                params,
+                variadic: Some(rest),
+            },
+            imp: FuncImpl::Plain(f),
+            nondeterministic: false,
+        }
+    }
+
+    /// A function that receives a [`CallCtx`].
+    pub const fn ctx(
+        name: &'static str,
+        params: &'static [Ty],
+        rest: Option<Ty>,
+        f: CtxFn,
+    ) -> FuncDef {
+        FuncDef {
+            name,
+            sig: Sig {
+                params,
+                variadic: rest,
+            },
+            imp: FuncImpl::Ctx(f),
+            nondeterministic: false,
+        }
+    }
+
+    /// Marks the function as random or clock-dependent.
+    pub const fn nondeterministic(mut self) -> FuncDef {
+        self.nondeterministic = true;
+        self
+    }
+}
+
+impl std::fmt::Debug for FuncDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "func {}{:?}", self.name, self.sig)
+    }
+}
+
+/// A set of functions visible to templates. Later registrations replace earlier ones
+/// with the same name (Helm replaces some of Sprig's; Helmfile's `get` shadows Sprig's).
+#[derive(Clone, Default, Debug)]
+pub struct Registry {
+    funcs: HashMap<&'static str, FuncDef>,
+}
+
+impl Registry {
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+
+    pub fn register(&mut self, defs: &[FuncDef]) -> &mut Self {
+        for d in defs {
+            self.funcs.insert(d.name, *d);
+        }
+        self
+    }
+
+    pub fn remove(&mut self, name: &str) -> &mut Self {
+        self.funcs.remove(name);
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&FuncDef> {
+        self.funcs.get(name)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.funcs.contains_key(name)
+    }
+
+    /// Names in byte order.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut v: Vec<_> = self.funcs.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// What a context function can ask of the engine that is running it.
+pub trait Engine {
+    /// Executes the named template with `data` as dot and returns its output (Helm's
+    /// `include`). Recursion limits are the engine's business.
+    fn include(&mut self, name: &str, data: &Value) -> Result<String, FuncError>;
+
+    /// Parses `text` as a new template that sees every template defined so far, runs
+    /// it with `data`, and returns its output (Helm's and Helmfile's `tpl`).
+    fn tpl(&mut self, text: &str, data: &Value) -> Result<String, FuncError>;
+
+    /// The name of the template being executed (Helm uses it in error locations).
+    fn current_template(&self) -> String;
+}
+
+/// What a context function receives.
+pub struct CallCtx<'a> {
+    pub engine: &'a mut dyn Engine,
+    pub host: &'a Host,
+}
+
+/// Services outside the template language, chosen by the caller so that renders are
+/// reproducible: a seeded random stream and a fixed clock instead of the real ones,
+/// the environment variables of the cell being rendered instead of the process's, and
+/// a read-only file view confined to a base directory.
+#[derive(Debug)]
+pub struct Host {
+    rng: Mutex<u64>,
+    /// The instant `now` returns, as Unix seconds and nanoseconds (UTC).
+    pub now_unix: i64,
+    pub now_nanos: u32,
+    /// Environment variables visible to `env`, `expandenv`, `requiredEnv`.
+    pub env: Arc<BTreeMap<String, String>>,
+    /// Files for `readFile`, `.Files` and friends.
+    pub vfs: Vfs,
+    /// Directory that relative paths resolve against (Helmfile: the state file's or
+    /// values file's directory).
+    pub base_dir: PathBuf,
+    /// Paths outside this directory are refused (`None`: no confinement).
+    pub confine_to: Option<PathBuf>,
+    /// Whether Helmfile's `exec` may run programs.
+    pub allow_exec: bool,
+    /// Whether `getHostByName` may use the network (never, by default).
+    pub allow_dns: bool,
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host::new(0)
+    }
+}
+
+impl Host {
+    /// A host with the given random seed, the clock fixed at 2024-01-01T00:00:00Z, no
+    /// environment variables and the real file system rooted at the working directory.
+    pub fn new(seed: u64) -> Host {
+        Host {
+            rng: Mutex::new(seed ^ 0x9E37_79B9_7F4A_7C15),
+            now_unix: 1_704_067_200,
+            now_nanos: 0,
+            env: Arc::new(BTreeMap::new()),
+            vfs: Vfs::real(),
+            base_dir: PathBuf::from("."),
+            confine_to: None,
+            allow_exec: false,
+            allow_dns: false,
+        }
+    }
+
+    /// The next 64 random bits of the seeded stream (SplitMix64).
+    pub fn next_u64(&self) -> u64 {
+        let mut s = self.rng.lock();
+        *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Fills `buf` from the seeded stream.
+    pub fn fill_bytes(&self, buf: &mut [u8]) {
+        for chunk in buf.chunks_mut(8) {
+            let r = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&r[..chunk.len()]);
+        }
+    }
+
+    /// A fresh seed derived from the stream, for libraries that want their own RNG.
+    pub fn derive_seed(&self) -> [u8; 32] {
+        let mut s = [0u8; 32];
+        self.fill_bytes(&mut s);
+        s
+    }
+
+    pub fn env_var(&self, name: &str) -> Option<&str> {
+        self.env.get(name).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(_: &[Value]) -> FuncResult {
+        Ok(Value::int(1))
+    }
+
+    #[test]
+    fn later_registration_wins() {
+        static A: &[FuncDef] = &[FuncDef::plain("get", &[Ty::Map, Ty::String], one)];
+        static B: &[FuncDef] = &[FuncDef::variadic("get", &[Ty::String], Ty::Any, one)];
+        let mut r = Registry::new();
+        r.register(A).register(B);
+        assert_eq!(r.get("get").map(|d| d.sig.params.len()), Some(1));
+        assert_eq!(r.names(), vec!["get"]);
+    }
+
+    #[test]
+    fn seeded_streams_repeat() {
+        let a = Host::new(7);
+        let b = Host::new(7);
+        let xs: Vec<u64> = (0..4).map(|_| a.next_u64()).collect();
+        let ys: Vec<u64> = (0..4).map(|_| b.next_u64()).collect();
+        assert_eq!(xs, ys);
+        assert_ne!(xs[0], Host::new(8).next_u64());
+    }
+}
