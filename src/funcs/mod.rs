@@ -7,6 +7,8 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod codec;
+
 use crate::template::Registry;
 
 /// Which program's function set to build.
