@@ -8,6 +8,7 @@
 //! line in the builders below.
 
 pub mod codec;
+pub mod yaml;
 
 use crate::template::Registry;
 
@@ -33,7 +34,10 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
+    r.register(yaml::HELM_FUNCS);
+    if flavor == Flavor::Helm4 {
+        r.register(yaml::HELM4_FUNCS);
+    }
     r
 }
 
@@ -41,5 +45,6 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
     sprig(&mut r);
+    r.register(yaml::HELMFILE_FUNCS);
     r
 }

@@ -289,7 +289,11 @@ impl<'d> Decoder<'d> {
 
     fn terror(&mut self, id: NodeId, tag: &str, into: &str) {
         let n = self.doc.node(id);
-        let tag = if n.tag.is_empty() { tag } else { n.tag.as_str() };
+        let tag = if n.tag.is_empty() {
+            tag
+        } else {
+            n.tag.as_str()
+        };
         let mut value = String::new();
         if tag != SEQ_TAG && tag != MAP_TAG {
             if n.value.len() > 10 {
@@ -414,7 +418,10 @@ impl<'d> Decoder<'d> {
                     r.tag,
                     GoValue::Str(String::from_utf8_lossy(&bytes).into_owned()),
                 )),
-                None => Err(self.fail(id, "!!binary value contains invalid base64 data".to_string())),
+                None => Err(self.fail(
+                    id,
+                    "!!binary value contains invalid base64 data".to_string(),
+                )),
             };
         }
         Ok((r.tag, r.value))
@@ -569,14 +576,14 @@ impl<'d> Decoder<'d> {
     fn merge(&mut self, id: NodeId, out: &mut GoMap, mode: Target) -> Result<()> {
         let kind = self.doc.node(id).kind;
         match kind {
-            NodeKind::Mapping => self.into_map(id, out, mode),
+            NodeKind::Mapping => self.merge_into(id, out, mode),
             NodeKind::Alias => {
                 if let Some(k) = self.alias_target_kind(id) {
                     if k != NodeKind::Mapping {
                         return Err(self.want_map(id));
                     }
                 }
-                self.into_map(id, out, mode)
+                self.merge_into(id, out, mode)
             }
             NodeKind::Sequence => {
                 let children = self.doc.node(id).children.clone();
@@ -592,7 +599,7 @@ impl<'d> Decoder<'d> {
                     } else if ck != NodeKind::Mapping {
                         return Err(self.want_map(c));
                     }
-                    self.into_map(c, out, mode)?;
+                    self.merge_into(c, out, mode)?;
                 }
                 Ok(())
             }
@@ -601,12 +608,12 @@ impl<'d> Decoder<'d> {
     }
 
     /// Decodes a mapping (possibly behind aliases) into an existing map.
-    fn into_map(&mut self, id: NodeId, out: &mut GoMap, mode: Target) -> Result<()> {
+    fn merge_into(&mut self, id: NodeId, out: &mut GoMap, mode: Target) -> Result<()> {
         self.count(id)?;
         match self.doc.node(id).kind {
             NodeKind::Alias => {
                 let t = self.enter_alias(id)?;
-                let r = self.into_map(t, out, mode);
+                let r = self.merge_into(t, out, mode);
                 self.leave_alias(id);
                 r
             }
@@ -615,7 +622,6 @@ impl<'d> Decoder<'d> {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {

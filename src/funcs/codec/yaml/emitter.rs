@@ -81,6 +81,10 @@ pub struct Emitter<'e> {
     scalar: ScalarAnalysis,
     scalar_value: String,
     scalar_style: ScalarStyle,
+    /// yaml.v3's variant (Helm 4's `toYamlPretty`): regular indentation, sequences
+    /// indented under their key, `put_break` owning the indentation flag, tabs
+    /// allowed in block scalars.
+    v3: bool,
 }
 
 // ---- byte classes over a value (0 past the end, like libyaml's NUL-padded view) ----
@@ -166,7 +170,16 @@ impl<'e> Emitter<'e> {
             scalar: ScalarAnalysis::default(),
             scalar_value: String::new(),
             scalar_style: ScalarStyle::Plain,
+            v3: false,
         }
+    }
+
+    /// An emitter behaving like yaml.v3's with the given indentation.
+    pub fn new_v3(events: &'e [Ev], indent: isize) -> Emitter<'e> {
+        let mut e = Emitter::new(events);
+        e.v3 = true;
+        e.best_indent = indent;
+        e
     }
 
     /// Emits every event and returns the text.
@@ -201,12 +214,16 @@ impl<'e> Emitter<'e> {
     fn put_break(&mut self) {
         self.out.push('\n');
         self.column = 0;
+        if self.v3 {
+            self.indention = true;
+        }
     }
 
     /// Copies one character of `v` at `*i`.
     fn write(&mut self, v: &[u8], i: &mut usize) {
         let w = width(v[*i]).min(v.len() - *i);
-        self.out.push_str(std::str::from_utf8(&v[*i..*i + w]).unwrap_or("\u{FFFD}"));
+        self.out
+            .push_str(std::str::from_utf8(&v[*i..*i + w]).unwrap_or("\u{FFFD}"));
         self.column += 1;
         *i += w;
     }
@@ -226,22 +243,24 @@ impl<'e> Emitter<'e> {
         } else {
             self.write(v, i);
             self.column = 0;
+            if self.v3 {
+                self.indention = true;
+            }
         }
     }
 
     fn write_indent(&mut self) {
         let indent = self.indent.max(0) as usize;
-        if !self.indention
-            || self.column > indent
-            || (self.column == indent && !self.whitespace)
-        {
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
         }
         while self.column < indent {
             self.put(' ');
         }
         self.whitespace = true;
-        self.indention = true;
+        if !self.v3 {
+            self.indention = true;
+        }
     }
 
     fn write_indicator(
@@ -265,7 +284,16 @@ impl<'e> Emitter<'e> {
         if self.indent < 0 {
             self.indent = if flow { self.best_indent } else { 0 };
         } else if !indentless {
-            self.indent += self.best_indent;
+            if !self.v3 {
+                self.indent += self.best_indent;
+            } else if self.states.last() == Some(&State::BlockSequenceItem) {
+                // Inside a sequence the first level only skips the "- " indicator.
+                self.indent += 2;
+            } else {
+                // Everything else snaps to a multiple of the indentation.
+                self.indent =
+                    self.best_indent * ((self.indent + self.best_indent) / self.best_indent);
+            }
         }
     }
 
@@ -406,7 +434,9 @@ impl<'e> Emitter<'e> {
 
     fn emit_block_sequence_item(&mut self, first: bool) -> Result<(), EmitError> {
         if first {
-            let indentless = self.mapping_context && !self.indention;
+            // yaml.v2 puts a sequence under a mapping key without indenting it;
+            // yaml.v3 (without compact sequences) indents it.
+            let indentless = !self.v3 && self.mapping_context && !self.indention;
             self.increase_indent(false, indentless);
         }
         if *self.event() == Ev::SeqEnd {
@@ -580,14 +610,14 @@ impl<'e> Emitter<'e> {
         self.scalar_value.clear();
         if let Ev::Scalar { value, .. } = self.event() {
             self.scalar_value = value.clone();
-            self.scalar = analyze_scalar(value.as_bytes());
+            self.scalar = analyze_scalar(value.as_bytes(), self.v3);
         }
     }
 
     // ---- scalar writers -----------------------------------------------------------
 
     fn write_plain_scalar(&mut self, v: &[u8], allow_breaks: bool) {
-        if !self.whitespace {
+        if !(self.whitespace || (self.v3 && v.is_empty())) {
             self.put(' ');
         }
         let mut spaces = false;
@@ -595,8 +625,7 @@ impl<'e> Emitter<'e> {
         let mut i = 0;
         while i < v.len() {
             if is_space(v, i) {
-                if allow_breaks && !spaces && self.column > self.best_width && !is_space(v, i + 1)
-                {
+                if allow_breaks && !spaces && self.column > self.best_width && !is_space(v, i + 1) {
                     self.write_indent();
                     i += width(v[i]);
                 } else {
@@ -620,7 +649,9 @@ impl<'e> Emitter<'e> {
                 breaks = false;
             }
         }
-        self.whitespace = false;
+        if !(self.v3 && v.is_empty()) {
+            self.whitespace = false;
+        }
         self.indention = false;
         if self.root_context {
             self.open_ended = true;
@@ -846,7 +877,7 @@ impl<'e> Emitter<'e> {
     }
 }
 
-fn analyze_scalar(v: &[u8]) -> ScalarAnalysis {
+fn analyze_scalar(v: &[u8], v3: bool) -> ScalarAnalysis {
     if v.is_empty() {
         return ScalarAnalysis {
             multiline: false,
@@ -868,6 +899,7 @@ fn analyze_scalar(v: &[u8]) -> ScalarAnalysis {
     let mut space_break = false;
     let mut previous_space = false;
     let mut previous_break = false;
+    let mut tab_characters = false;
 
     if v.len() >= 3 && (v.starts_with(b"---") || v.starts_with(b"...")) {
         block_indicators = true;
@@ -887,15 +919,11 @@ fn analyze_scalar(v: &[u8]) -> ScalarAnalysis {
                 }
                 b'?' | b':' => {
                     flow_indicators = true;
-                    if followed_by_whitespace {
-                        block_indicators = true;
-                    }
+                    block_indicators |= followed_by_whitespace;
                 }
-                b'-' => {
-                    if followed_by_whitespace {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                b'-' if followed_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
@@ -908,16 +936,16 @@ fn analyze_scalar(v: &[u8]) -> ScalarAnalysis {
                         block_indicators = true;
                     }
                 }
-                b'#' => {
-                    if preceded_by_whitespace {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                b'#' if preceded_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
         }
-        if !is_printable(v, i) {
+        if v3 && v[i] == b'\t' {
+            tab_characters = true;
+        } else if !is_printable(v, i) {
             special_characters = true;
         }
         if is_space(v, i) {
@@ -972,10 +1000,12 @@ fn analyze_scalar(v: &[u8]) -> ScalarAnalysis {
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
     }
-    if space_break || special_characters {
+    if space_break || tab_characters || special_characters {
         a.flow_plain_allowed = false;
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
         a.block_allowed = false;
     }
     if line_breaks {

@@ -75,6 +75,12 @@ fn num_less(a: &GoValue, b: &GoValue) -> bool {
 
 /// yaml.v2's `keyList.Less`.
 pub fn key_less(a: &GoValue, b: &GoValue) -> bool {
+    key_less_impl(a, b, false)
+}
+
+/// `v3` selects yaml.v3's variant, where a letter right after a digit run sorts
+/// before a non-letter.
+fn key_less_impl(a: &GoValue, b: &GoValue, v3: bool) -> bool {
     let (ak, bk) = (a.kind_rank(), b.kind_rank());
     if let (Some(af), Some(bf)) = (key_float(a), key_float(b)) {
         if af != bf {
@@ -91,8 +97,10 @@ pub fn key_less(a: &GoValue, b: &GoValue) -> bool {
     let ar: Vec<char> = sa.chars().collect();
     let br: Vec<char> = sb.chars().collect();
     let mut i = 0;
+    let mut digits = false;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
+            digits = is_digit(ar[i]);
             i += 1;
             continue;
         }
@@ -102,7 +110,7 @@ pub fn key_less(a: &GoValue, b: &GoValue) -> bool {
             return ar[i] < br[i];
         }
         if al || bl {
-            return bl;
+            return if v3 && digits { al } else { bl };
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
         if ar[i] == '0' || br[i] == '0' {
@@ -178,7 +186,8 @@ fn scalar(ev: &mut Vec<Ev>, value: String, style: ScalarStyle) {
 }
 
 fn string_event(ev: &mut Vec<Ev>, s: &str) {
-    let can_plain = resolve("", s).map(|r| r.tag == STR_TAG).unwrap_or(false) && !is_base60_float(s);
+    let can_plain =
+        resolve("", s).map(|r| r.tag == STR_TAG).unwrap_or(false) && !is_base60_float(s);
     let style = if s.contains('\n') {
         ScalarStyle::Literal
     } else if can_plain {
@@ -189,7 +198,7 @@ fn string_event(ev: &mut Vec<Ev>, s: &str) {
     scalar(ev, s.to_string(), style);
 }
 
-fn marshal(v: &GoValue, ev: &mut Vec<Ev>) {
+fn marshal(v: &GoValue, ev: &mut Vec<Ev>, v3: bool) {
     match v {
         GoValue::Nil => scalar(ev, "null".to_string(), ScalarStyle::Plain),
         GoValue::Bool(b) => scalar(ev, b.to_string(), ScalarStyle::Plain),
@@ -208,19 +217,20 @@ fn marshal(v: &GoValue, ev: &mut Vec<Ev>) {
         GoValue::Seq(items) => {
             ev.push(Ev::SeqStart { flow: false });
             for it in items {
-                marshal(it, ev);
+                marshal(it, ev, v3);
             }
             ev.push(Ev::SeqEnd);
         }
         GoValue::Map(m) => {
             ev.push(Ev::MapStart { flow: false });
             let mut entries: Vec<&(GoValue, GoValue)> = m.iter().collect();
-            sort_by_less(&mut entries, &|a: &&(GoValue, GoValue), b: &&(GoValue, GoValue)| {
-                key_less(&a.0, &b.0)
-            });
+            sort_by_less(
+                &mut entries,
+                &|a: &&(GoValue, GoValue), b: &&(GoValue, GoValue)| key_less_impl(&a.0, &b.0, v3),
+            );
             for (k, v) in entries {
-                marshal(k, ev);
-                marshal(v, ev);
+                marshal(k, ev, v3);
+                marshal(v, ev, v3);
             }
             ev.push(Ev::MapEnd);
         }
@@ -230,10 +240,21 @@ fn marshal(v: &GoValue, ev: &mut Vec<Ev>) {
 /// yaml.v2 `Marshal` of a Go value: one document, trailing newline included.
 pub fn marshal_go(v: &GoValue) -> Result<String, EmitError> {
     let mut ev = vec![Ev::StreamStart, Ev::DocStart];
-    marshal(v, &mut ev);
+    marshal(v, &mut ev, false);
     ev.push(Ev::DocEnd);
     ev.push(Ev::StreamEnd);
     Emitter::new(&ev).run()
+}
+
+/// yaml.v3 `Encoder` with `SetIndent(indent)` encoding one value (Helm 4's
+/// `toYamlPretty`). yaml.v3 quotes exactly the strings yaml.v2 quotes: its resolver
+/// lost the YAML 1.1 booleans but its encoder quotes them explicitly.
+pub fn marshal_go_v3(v: &GoValue, indent: isize) -> Result<String, EmitError> {
+    let mut ev = vec![Ev::StreamStart, Ev::DocStart];
+    marshal(v, &mut ev, true);
+    ev.push(Ev::DocEnd);
+    ev.push(Ev::StreamEnd);
+    Emitter::new_v3(&ev, indent).run()
 }
 
 /// yaml.v2 `Encoder.Encode` of several documents (`---` between them).
@@ -241,7 +262,7 @@ pub fn marshal_go_documents(vs: &[GoValue]) -> Result<String, EmitError> {
     let mut ev = vec![Ev::StreamStart];
     for v in vs {
         ev.push(Ev::DocStart);
-        marshal(v, &mut ev);
+        marshal(v, &mut ev, false);
         ev.push(Ev::DocEnd);
     }
     ev.push(Ev::StreamEnd);

@@ -97,7 +97,7 @@ pub fn format_g(f: f64, bits32: bool) -> String {
     }
     let nd = d.len() as i32;
     let exp = dp - 1;
-    if !d.is_empty() && (exp < -4 || exp >= 6) {
+    if !d.is_empty() && !(-4..6).contains(&exp) {
         fmt_e(&mut out, &d, dp, nd - 1);
     } else {
         fmt_f(&mut out, &d, dp, (nd - dp).max(0));
@@ -170,11 +170,27 @@ pub fn quote(s: &str) -> String {
     out
 }
 
+/// The order Go's `fmt` gives keys of different dynamic types: nil first, then by
+/// the address of the type descriptor, which in the Helmfile 0.166 binary is
+/// string, uint64, int, float64, bool.
+fn fmt_type_rank(v: &GoValue) -> u8 {
+    match v {
+        GoValue::Nil => 0,
+        GoValue::Str(_) => 1,
+        GoValue::Uint(_) => 2,
+        GoValue::Int(_) => 3,
+        GoValue::Float(_) => 4,
+        GoValue::Bool(_) => 5,
+        GoValue::Seq(_) => 6,
+        GoValue::Map(_) => 7,
+    }
+}
+
 /// Orders map keys the way Go's `fmt` prints maps (same-type keys in natural
-/// order; mixed types grouped by kind).
+/// order; mixed types grouped by type).
 fn fmt_key_cmp(a: &GoValue, b: &GoValue) -> std::cmp::Ordering {
     use std::cmp::Ordering;
-    let (ra, rb) = (a.kind_rank(), b.kind_rank());
+    let (ra, rb) = (fmt_type_rank(a), fmt_type_rank(b));
     if ra != rb {
         return ra.cmp(&rb);
     }

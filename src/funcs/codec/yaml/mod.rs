@@ -224,9 +224,12 @@ fn compose_error(e: compose::ComposeError, text: &str) -> YamlError {
             }
             e
         }
-        compose::ComposeError::Other(msg, off) => {
-            YamlError::new(YamlErrorKind::Syntax, format!("yaml: {msg}"), text, Some(off))
-        }
+        compose::ComposeError::Other(msg, off) => YamlError::new(
+            YamlErrorKind::Syntax,
+            format!("yaml: {msg}"),
+            text,
+            Some(off),
+        ),
     }
 }
 
@@ -368,9 +371,8 @@ fn decode_doc(
             },
             spans: Vec::new(),
         },
-        Some(doc) => {
-            run_decoder(doc, text, target, opts.strict, want_spans).map_err(|e| wrap_mode(e, opts))?
-        }
+        Some(doc) => run_decoder(doc, text, target, opts.strict, want_spans)
+            .map_err(|e| wrap_mode(e, opts))?,
     };
     let (value, key_text): (Value, fn(&GoValue) -> String) = match opts.mode {
         Mode::Helm(t) => (helm_convert(decoded.value, t, text)?, helm_key_text),
@@ -606,7 +608,10 @@ fn cast_value(v: GoValue) -> Result<Value, String> {
         GoValue::Float(f) => Value::Float(f),
         GoValue::Str(s) => Value::String(s.into()),
         GoValue::Seq(items) => Value::List(List::new(
-            items.into_iter().map(cast_value).collect::<Result<Vec<_>, _>>()?,
+            items
+                .into_iter()
+                .map(cast_value)
+                .collect::<Result<Vec<_>, _>>()?,
         )),
         GoValue::Map(m) => cast_map(m)?,
     })
@@ -641,6 +646,12 @@ pub fn encode_v2_documents(vs: &[Value]) -> Result<String, YamlError> {
     encode::marshal_go_documents(&gs).map_err(emit_error)
 }
 
+/// yaml.v3 encoding with a 2-space indent, as Helm 4's `toYamlPretty` does it (no JSON
+/// step: a float64 `1e6` prints as `1e+06`; trailing newline kept).
+pub fn encode_v3_pretty(v: &Value) -> Result<String, YamlError> {
+    encode::marshal_go_v3(&encode::value_to_go(v), 2).map_err(emit_error)
+}
+
 /// sigs.k8s.io/yaml `Marshal`: `encoding/json`, re-read by yaml.v2, yaml.v2 `Marshal`.
 /// The text keeps its trailing newline (Helm's `toYaml` trims it).
 pub fn helm_to_yaml(v: &Value) -> Result<String, YamlError> {
@@ -662,6 +673,11 @@ pub fn go_json(v: &Value) -> Result<String, String> {
     json::marshal(v)
 }
 
+/// Go `strconv.Quote` (what `%q` prints for a string).
+pub fn go_quote(s: &str) -> String {
+    gofmt::quote(s)
+}
+
 /// Go `strconv.FormatFloat(f, 'g', -1, 64)`.
 pub fn format_float_g(f: f64) -> String {
     gofmt::format_g(f, false)
@@ -670,7 +686,9 @@ pub fn format_float_g(f: f64) -> String {
 /// Whether yaml.v2 would read `s`, written plain, back as something other than the
 /// same string (and so quotes it on output).
 pub fn needs_quotes(s: &str) -> bool {
-    resolve::resolve("", s).map(|r| r.tag != resolve::STR_TAG).unwrap_or(true)
+    resolve::resolve("", s)
+        .map(|r| r.tag != resolve::STR_TAG)
+        .unwrap_or(true)
         || resolve::is_base60_float(s)
 }
 

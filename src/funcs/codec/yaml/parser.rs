@@ -176,9 +176,7 @@ impl Parser {
             State::FlowSequenceFirstEntry => self.parse_flow_sequence_entry(true),
             State::FlowSequenceEntry => self.parse_flow_sequence_entry(false),
             State::FlowSequenceEntryMappingKey => self.parse_flow_sequence_entry_mapping_key(),
-            State::FlowSequenceEntryMappingValue => {
-                self.parse_flow_sequence_entry_mapping_value()
-            }
+            State::FlowSequenceEntryMappingValue => self.parse_flow_sequence_entry_mapping_value(),
             State::FlowSequenceEntryMappingEnd => self.parse_flow_sequence_entry_mapping_end(),
             State::FlowMappingFirstKey => self.parse_flow_mapping_key(true),
             State::FlowMappingKey => self.parse_flow_mapping_key(false),
@@ -344,12 +342,9 @@ impl Parser {
                     .iter()
                     .find(|(h, _)| *h == handle)
                     .map(|(_, p)| p.clone());
-                match found {
-                    Some(prefix) => {
-                        tag = prefix;
-                        tag.extend_from_slice(&suffix);
-                    }
-                    None => {}
+                if let Some(prefix) = found {
+                    tag = prefix;
+                    tag.extend_from_slice(&suffix);
                 }
                 if tag.is_empty() {
                     return Err(self.parser_error_context(

@@ -473,9 +473,7 @@ fn getnum(v: &[u8], fixed: bool) -> Option<(i64, &[u8])> {
         return None;
     }
     match v.get(1) {
-        Some(d1) if d1.is_ascii_digit() => {
-            Some((((d0 - b'0') * 10 + (d1 - b'0')) as i64, &v[2..]))
-        }
+        Some(d1) if d1.is_ascii_digit() => Some((((d0 - b'0') * 10 + (d1 - b'0')) as i64, &v[2..])),
         _ => {
             if fixed {
                 None
@@ -680,13 +678,26 @@ mod tests {
         for s in ["y", "Y", "yes", "on", "On", "OFF", "n", "true", "FALSE"] {
             assert_eq!(tag_of(s), "!!bool", "{s}");
         }
-        for s in ["tRUE", "yEs", "nan", "inf", "12:30", "0x", "0xG", "1e", "_1"] {
+        for s in [
+            "tRUE", "yEs", "nan", "inf", "12:30", "0x", "0xG", "1e", "_1",
+        ] {
             assert_eq!(tag_of(s), "!!str", "{s}");
         }
-        for s in ["0777", "0o17", "0x1F", "1_000", "0b101", "-0b101", "+1", "-0"] {
+        for s in [
+            "0777", "0o17", "0x1F", "1_000", "0b101", "-0b101", "+1", "-0",
+        ] {
             assert_eq!(tag_of(s), "!!int", "{s}");
         }
-        for s in ["08", "1e3", "1.0e+3", ".5", "+.5", "1.", "99999999999999999999", ".inf"] {
+        for s in [
+            "08",
+            "1e3",
+            "1.0e+3",
+            ".5",
+            "+.5",
+            "1.",
+            "99999999999999999999",
+            ".inf",
+        ] {
             assert_eq!(tag_of(s), "!!float", "{s}");
         }
         for s in ["", "~", "null", "Null", "NULL"] {
@@ -704,7 +715,10 @@ mod tests {
 
     #[test]
     fn numbers_take_go_types() {
-        assert!(matches!(resolve("", "0777").map(|r| r.value), Ok(GoValue::Int(511))));
+        assert!(matches!(
+            resolve("", "0777").map(|r| r.value),
+            Ok(GoValue::Int(511))
+        ));
         assert!(matches!(
             resolve("", "18446744073709551615").map(|r| r.value),
             Ok(GoValue::Uint(u64::MAX))
@@ -722,7 +736,10 @@ mod tests {
             resolve(INT_TAG, "abc").err().as_deref(),
             Some("cannot decode !!str `abc` as a !!int")
         );
-        assert!(matches!(resolve(STR_TAG, "123").map(|r| r.value), Ok(GoValue::Str(_))));
+        assert!(matches!(
+            resolve(STR_TAG, "123").map(|r| r.value),
+            Ok(GoValue::Str(_))
+        ));
     }
 
     #[test]

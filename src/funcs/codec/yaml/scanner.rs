@@ -256,7 +256,9 @@ impl Scanner {
         b == b'\r'
             || b == b'\n'
             || (b == 0xC2 && self.at(k + 1) == 0x85)
-            || (b == 0xE2 && self.at(k + 1) == 0x80 && (self.at(k + 2) == 0xA8 || self.at(k + 2) == 0xA9))
+            || (b == 0xE2
+                && self.at(k + 1) == 0x80
+                && (self.at(k + 2) == 0xA8 || self.at(k + 2) == 0xA9))
     }
 
     fn is_z_at(&self, k: usize) -> bool {
@@ -1460,9 +1462,8 @@ impl Scanner {
                     s.push(b'\'');
                     self.skip();
                     self.skip();
-                } else if single && c == b'\'' {
-                    break;
-                } else if !single && c == b'"' {
+                } else if (single && c == b'\'') || (!single && c == b'"') {
+                    // The closing quote.
                     break;
                 } else if !single && c == b'\\' && self.is_break_at(1) {
                     self.cache(3)?;
@@ -1623,8 +1624,7 @@ impl Scanner {
             while !self.is_blankz_at(0) {
                 let c = self.cur();
                 if (c == b':' && self.is_blankz_at(1))
-                    || (self.flow_level > 0
-                        && matches!(c, b',' | b'?' | b'[' | b']' | b'{' | b'}'))
+                    || (self.flow_level > 0 && matches!(c, b',' | b'?' | b'[' | b']' | b'{' | b'}'))
                 {
                     break;
                 }
@@ -1658,9 +1658,7 @@ impl Scanner {
             self.cache(1)?;
             while self.is_blank_at(0) || self.is_break_at(0) {
                 if self.is_blank_at(0) {
-                    if leading_blanks
-                        && (self.mark.column as isize) < indent
-                        && self.cur() == b'\t'
+                    if leading_blanks && (self.mark.column as isize) < indent && self.cur() == b'\t'
                     {
                         return Err(self.scanner_error(
                             "while scanning a plain scalar",
