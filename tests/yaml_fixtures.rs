@@ -73,6 +73,11 @@ fn compute(text: &str) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     let helm = f::helm_from_yaml(&arg).unwrap_or(Value::Nil);
     out.push(("helm.fromYaml", dumped(&helm)));
+    out.push(("helm4.fromYaml", dumped(&helm)));
+    out.push((
+        "helm4.toYamlPretty",
+        string(f::helm_to_yaml_pretty(std::slice::from_ref(&helm))),
+    ));
     out.push(("helm.toYaml", string(f::helm_to_yaml(&[helm]))));
     let arr = f::helm_from_yaml_array(&arg).unwrap_or(Value::Nil);
     out.push(("helm.fromYamlArray", dumped(&arr)));

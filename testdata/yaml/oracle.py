@@ -8,6 +8,8 @@ For every testdata/yaml/cases/NAME.yaml this records, as the real tools compute 
   helm.fromYamlArray  dump of `fromYamlArray` of the file text
   helmfile.fromYaml   dump of Helmfile 0.166's `fromYaml`, or `ERROR: <message>`
   helmfile.toYaml     Helmfile's `toYaml` of that result
+  helm4.fromYaml      as helm.fromYaml, with Helm v4.3.1
+  helm4.toYamlPretty  Helm 4's `toYamlPretty` of its `fromYaml` result
 
 A dump lists one line per value: `PATH TYPE VALUE` (strings with %q, others %v),
 maps and slices as `PATH TYPE len=N` followed by their elements in `range` order.
@@ -63,6 +65,16 @@ fromYamlArray: {{ include "dump" (dict "v" (fromYamlArray $text) "p" "$") | b64e
 {{- end }}
 '''
 
+HELM4_TEMPLATE = r'''{{- range $path, $_ := .Files.Glob "cases/*" }}
+{{- $text := $.Files.Get $path }}
+{{- $m := fromYaml $text }}
+---
+# {{ $path }}
+fromYaml: {{ include "dump" (dict "v" $m "p" "$") | b64enc | quote }}
+toYamlPretty: {{ toYamlPretty $m | b64enc | quote }}
+{{- end }}
+'''
+
 HELMFILE_STATE = r'''{{- $text := readFile (env "CASE") }}
 {{- $m := fromYaml $text }}
 releases:
@@ -89,15 +101,16 @@ def write(path, text):
         f.write(text)
 
 
-def run_helm(tmp, names):
-    chart = os.path.join(tmp, "c")
+def run_helm(tmp, names, v4=False):
+    chart = os.path.join(tmp, "c4" if v4 else "c")
     write(os.path.join(chart, "Chart.yaml"), "apiVersion: v2\nname: c\nversion: 0.1.0\n")
     write(os.path.join(chart, "templates", "_dump.tpl"), DUMP)
-    write(os.path.join(chart, "templates", "out.yaml"), HELM_TEMPLATE)
+    write(os.path.join(chart, "templates", "out.yaml"), HELM4_TEMPLATE if v4 else HELM_TEMPLATE)
     os.makedirs(os.path.join(chart, "cases"), exist_ok=True)
     for n in names:
         shutil.copy(os.path.join(CASES, n + ".yaml"), os.path.join(chart, "cases", n + ".yaml"))
-    out = subprocess.run([os.path.join(ORACLES, "helm"), "template", chart],
+    binary = os.path.join(ORACLES, "helm-v4.3.1" if v4 else "helm")
+    out = subprocess.run([binary, "template", chart],
                          capture_output=True, text=True, env=env(tmp))
     if out.returncode != 0:
         sys.exit("helm failed: " + out.stderr)
@@ -107,6 +120,12 @@ def run_helm(tmp, names):
         if not m:
             continue
         fields = dict(re.findall(r'^(\w+): "(.*)"$', doc, re.M))
+        if v4:
+            results[m.group(1)] = {
+                "helm4.fromYaml": base64.b64decode(fields["fromYaml"]).decode(),
+                "helm4.toYamlPretty": base64.b64decode(fields["toYamlPretty"]).decode(),
+            }
+            continue
         results[m.group(1)] = {
             "helm.fromYaml": base64.b64decode(fields["fromYaml"]).decode(),
             "helm.toYaml": base64.b64decode(fields["toYaml"]).decode(),
@@ -146,9 +165,11 @@ def main():
     names = sys.argv[1:] or sorted(f[:-5] for f in os.listdir(CASES) if f.endswith(".yaml"))
     with tempfile.TemporaryDirectory() as tmp:
         helm = run_helm(tmp, names)
+        helm4 = run_helm(tmp, names, v4=True)
         for n in names:
             rec = {"input": n + ".yaml"}
             rec.update(helm.get(n, {"helm.fromYaml": "MISSING"}))
+            rec.update(helm4.get(n, {"helm4.fromYaml": "MISSING"}))
             rec.update(run_helmfile(tmp, n))
             if n in NONDETERMINISTIC:
                 rec["nondeterministic"] = NONDETERMINISTIC[n]

@@ -179,6 +179,8 @@ impl<'e> Emitter<'e> {
         let mut e = Emitter::new(events);
         e.v3 = true;
         e.best_indent = indent;
+        // yaml.v3 never folds long lines.
+        e.best_width = usize::MAX;
         e
     }
 
