@@ -8,6 +8,7 @@
 //! line in the builders below.
 
 pub mod codec;
+pub mod toml;
 pub mod yaml;
 
 use crate::template::Registry;
@@ -35,8 +36,10 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
     r.register(yaml::HELM_FUNCS);
+    r.register(toml::HELM_FUNCS);
     if flavor == Flavor::Helm4 {
         r.register(yaml::HELM4_FUNCS);
+        r.register(toml::HELM4_FUNCS);
     }
     r
 }

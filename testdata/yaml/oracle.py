@@ -10,6 +10,12 @@ For every testdata/yaml/cases/NAME.yaml this records, as the real tools compute 
   helmfile.toYaml     Helmfile's `toYaml` of that result
   helm4.fromYaml      as helm.fromYaml, with Helm v4.3.1
   helm4.toYamlPretty  Helm 4's `toYamlPretty` of its `fromYaml` result
+  helm.toToml         Helm 3's `toToml` of the `fromYaml` result
+  helm4.toToml        Helm 4's `toToml` of the `fromYaml` result
+
+and for every testdata/yaml/toml/NAME.toml (written to expected/toml-NAME.json):
+
+  helm4.fromToml      dump of Helm 4's `fromToml` of the file text
 
 A dump lists one line per value: `PATH TYPE VALUE` (strings with %q, others %v),
 maps and slices as `PATH TYPE len=N` followed by their elements in `range` order.
@@ -62,6 +68,7 @@ HELM_TEMPLATE = r'''{{- range $path, $_ := .Files.Glob "cases/*" }}
 fromYaml: {{ include "dump" (dict "v" $m "p" "$") | b64enc | quote }}
 toYaml: {{ toYaml $m | b64enc | quote }}
 fromYamlArray: {{ include "dump" (dict "v" (fromYamlArray $text) "p" "$") | b64enc | quote }}
+toToml: {{ toToml $m | b64enc | quote }}
 {{- end }}
 '''
 
@@ -72,6 +79,7 @@ HELM4_TEMPLATE = r'''{{- range $path, $_ := .Files.Glob "cases/*" }}
 # {{ $path }}
 fromYaml: {{ include "dump" (dict "v" $m "p" "$") | b64enc | quote }}
 toYamlPretty: {{ toYamlPretty $m | b64enc | quote }}
+toToml: {{ toToml $m | b64enc | quote }}
 {{- end }}
 '''
 
@@ -124,12 +132,14 @@ def run_helm(tmp, names, v4=False):
             results[m.group(1)] = {
                 "helm4.fromYaml": base64.b64decode(fields["fromYaml"]).decode(),
                 "helm4.toYamlPretty": base64.b64decode(fields["toYamlPretty"]).decode(),
+                "helm4.toToml": base64.b64decode(fields["toToml"]).decode(),
             }
             continue
         results[m.group(1)] = {
             "helm.fromYaml": base64.b64decode(fields["fromYaml"]).decode(),
             "helm.toYaml": base64.b64decode(fields["toYaml"]).decode(),
             "helm.fromYamlArray": base64.b64decode(fields["fromYamlArray"]).decode(),
+            "helm.toToml": base64.b64decode(fields["toToml"]).decode(),
         }
     return results
 
@@ -161,9 +171,46 @@ def run_helmfile(tmp, name):
     }
 
 
+TOML_TEMPLATE = r'''{{- range $path, $_ := .Files.Glob "toml/*" }}
+{{- $m := fromToml ($.Files.Get $path) }}
+---
+# {{ $path }}
+fromToml: {{ include "dump" (dict "v" $m "p" "$") | b64enc | quote }}
+{{- end }}
+'''
+
+
+def run_toml(tmp):
+    src = os.path.join(HERE, "toml")
+    names = sorted(f[:-5] for f in os.listdir(src) if f.endswith(".toml"))
+    chart = os.path.join(tmp, "ct")
+    write(os.path.join(chart, "Chart.yaml"), "apiVersion: v2\nname: ct\nversion: 0.1.0\n")
+    write(os.path.join(chart, "templates", "_dump.tpl"), DUMP)
+    write(os.path.join(chart, "templates", "out.yaml"), TOML_TEMPLATE)
+    os.makedirs(os.path.join(chart, "toml"), exist_ok=True)
+    for n in names:
+        shutil.copy(os.path.join(src, n + ".toml"), os.path.join(chart, "toml", n + ".toml"))
+    out = subprocess.run([os.path.join(ORACLES, "helm-v4.3.1"), "template", chart],
+                         capture_output=True, text=True, env=env(tmp))
+    if out.returncode != 0:
+        sys.exit("helm failed: " + out.stderr)
+    for doc in out.stdout.split("\n---\n"):
+        m = re.search(r"^# toml/(.*)\.toml$", doc, re.M)
+        if not m:
+            continue
+        fields = dict(re.findall(r'^(\w+): "(.*)"$', doc, re.M))
+        rec = {"input": "toml/" + m.group(1) + ".toml",
+               "helm4.fromToml": base64.b64decode(fields["fromToml"]).decode()}
+        with open(os.path.join(EXPECTED, "toml-" + m.group(1) + ".json"), "w") as f:
+            json.dump(rec, f, indent=1, ensure_ascii=False, sort_keys=True)
+            f.write("\n")
+
+
 def main():
     names = sys.argv[1:] or sorted(f[:-5] for f in os.listdir(CASES) if f.endswith(".yaml"))
     with tempfile.TemporaryDirectory() as tmp:
+        if not sys.argv[1:]:
+            run_toml(tmp)
         helm = run_helm(tmp, names)
         helm4 = run_helm(tmp, names, v4=True)
         for n in names:

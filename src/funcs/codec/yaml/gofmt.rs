@@ -105,6 +105,20 @@ pub fn format_g(f: f64, bits32: bool) -> String {
     out
 }
 
+/// Go `strconv.FormatFloat(f, 'f', -1, 64)`.
+pub fn format_f(f: f64) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    let (neg, d, dp) = shortest(f, false);
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    fmt_f(&mut out, &d, dp, (d.len() as i32 - dp).max(0));
+    out
+}
+
 /// Go `encoding/json`'s float text ('f' between 1e-6 and 1e21, else 'e' with a
 /// one- or two-digit exponent).
 pub fn format_json_float(f: f64) -> String {

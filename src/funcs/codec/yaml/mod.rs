@@ -683,6 +683,11 @@ pub fn format_float_g(f: f64) -> String {
     gofmt::format_g(f, false)
 }
 
+/// Go `strconv.FormatFloat(f, 'f', -1, 64)`.
+pub fn format_float_f(f: f64) -> String {
+    gofmt::format_f(f)
+}
+
 /// Whether yaml.v2 would read `s`, written plain, back as something other than the
 /// same string (and so quotes it on output).
 pub fn needs_quotes(s: &str) -> bool {
