@@ -1063,18 +1063,16 @@ impl<'a> Parser<'a> {
         }
         if first == '0' {
             if let Some('b' | 'o' | 'x') = self.peek() {
-                {
-                    let base = self.bump().unwrap_or('x');
-                    let ok = |c: char| match base {
-                        'b' => c == '0' || c == '1',
-                        'o' => ('0'..='7').contains(&c),
-                        _ => c.is_ascii_hexdigit(),
-                    };
-                    while matches!(self.peek(), Some(c) if ok(c) || c == '_') {
-                        self.bump();
-                    }
-                    return self.integer(start);
+                let base = self.bump().unwrap_or('x');
+                let ok = |c: char| match base {
+                    'b' => c == '0' || c == '1',
+                    'o' => ('0'..='7').contains(&c),
+                    _ => c.is_ascii_hexdigit(),
+                };
+                while matches!(self.peek(), Some(c) if ok(c) || c == '_') {
+                    self.bump();
                 }
+                return self.integer(start);
             }
         }
         // Digits, then decide: datetime, float or integer.
