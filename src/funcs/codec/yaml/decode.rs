@@ -648,3 +648,220 @@ mod tests {
         assert_eq!(m.len(), 6);
     }
 }
+
+// ---- resolved node trees -------------------------------------------------------------
+
+/// A node after aliases and merge keys have been applied, keeping the source text,
+/// resolved tag and position of every scalar: what a yaml.v2 struct decoder sees.
+#[derive(Clone, Debug)]
+pub struct RNode {
+    /// 1-based line of the node.
+    pub line: usize,
+    /// Byte range of the node in the input (for an alias: of the anchored node).
+    pub span: (usize, usize),
+    pub kind: RKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum RKind {
+    /// A scalar that resolves to null (`~`, `null`, empty).
+    Null,
+    /// A scalar: yaml.v2's `interface{}` value, its text and short tag (`!!str`).
+    Scalar {
+        value: GoValue,
+        text: String,
+        tag: String,
+    },
+    Seq(Vec<RNode>),
+    /// Entries in first-insertion order; a key set again (without strict mode)
+    /// keeps its place and takes the new value, as a Go map would hold it.
+    Map(Vec<REntry>),
+}
+
+#[derive(Clone, Debug)]
+pub struct REntry {
+    /// The key as yaml.v2 decodes it into `interface{}`.
+    pub key: GoValue,
+    /// The key's scalar text (what a `string` target receives).
+    pub key_text: String,
+    pub key_line: usize,
+    pub key_span: (usize, usize),
+    pub value: RNode,
+}
+
+impl<'d> Decoder<'d> {
+    fn span_of(&self, id: NodeId) -> (usize, usize) {
+        let n = self.doc.node(id);
+        (n.start, n.end)
+    }
+
+    /// The document's content as a resolved tree.
+    pub fn resolve_document(&mut self) -> Result<Option<RNode>> {
+        let root = self.doc.root;
+        self.count(root)?;
+        match self.doc.content() {
+            Some(c) => self.rnode(c).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn rnode(&mut self, id: NodeId) -> Result<RNode> {
+        self.count(id)?;
+        let n = self.doc.node(id);
+        let line = n.line + 1;
+        let span = self.span_of(id);
+        match n.kind {
+            NodeKind::Document => match n.children.first().copied() {
+                Some(c) => self.rnode(c),
+                None => Ok(RNode {
+                    line,
+                    span,
+                    kind: RKind::Null,
+                }),
+            },
+            NodeKind::Alias => {
+                let t = self.enter_alias(id)?;
+                let r = self.rnode(t);
+                self.leave_alias(id);
+                r
+            }
+            NodeKind::Scalar => {
+                let (tag, value) = self.resolve_scalar(id)?;
+                let text = self.doc.node(id).value.clone();
+                let kind = if matches!(value, GoValue::Nil) {
+                    RKind::Null
+                } else if tag == resolve::TIMESTAMP_TAG {
+                    RKind::Scalar {
+                        value: GoValue::Str(text.clone()),
+                        text,
+                        tag: resolve::short_tag(&tag),
+                    }
+                } else {
+                    RKind::Scalar {
+                        value,
+                        text,
+                        tag: resolve::short_tag(&tag),
+                    }
+                };
+                Ok(RNode { line, span, kind })
+            }
+            NodeKind::Sequence => {
+                let children = n.children.clone();
+                let mut items = Vec::with_capacity(children.len());
+                for c in children {
+                    items.push(self.rnode(c)?);
+                }
+                Ok(RNode {
+                    line,
+                    span,
+                    kind: RKind::Seq(items),
+                })
+            }
+            NodeKind::Mapping => {
+                let mut entries = Vec::new();
+                let mut index = GoMap::new();
+                self.rfill(id, &mut entries, &mut index)?;
+                Ok(RNode {
+                    line,
+                    span,
+                    kind: RKind::Map(entries),
+                })
+            }
+        }
+    }
+
+    fn rfill(&mut self, id: NodeId, out: &mut Vec<REntry>, index: &mut GoMap) -> Result<()> {
+        let children = self.doc.node(id).children.clone();
+        let mut i = 0;
+        while i + 1 < children.len() {
+            let (k, v) = (children[i], children[i + 1]);
+            i += 2;
+            if self.is_merge(k) {
+                self.rmerge(v, out, index)?;
+                continue;
+            }
+            let key = self.iface(k)?;
+            if matches!(key, GoValue::Map(_) | GoValue::Seq(_)) {
+                return Err(self.fail(
+                    k,
+                    format!("invalid map key: {}", gofmt::sharp_v(&key, true)),
+                ));
+            }
+            let value = self.rnode(v)?;
+            let mut key_node = k;
+            while let Some(t) = self.doc.node(key_node).alias {
+                key_node = t;
+            }
+            let key_text = self.doc.node(key_node).value.clone();
+            if let Some(GoValue::Int(pos)) = index.get(&key).cloned() {
+                if self.strict {
+                    let line = self.doc.node(v).line + 1;
+                    self.terrors.push(format!(
+                        "line {line}: key {} already set in map",
+                        gofmt::sharp_v(&key, true)
+                    ));
+                    self.terror_offsets.push(self.doc.node(k).start);
+                } else if let Some(e) = out.get_mut(pos as usize) {
+                    e.value = value;
+                }
+                continue;
+            }
+            index.insert(key.clone(), GoValue::Int(out.len() as i64));
+            out.push(REntry {
+                key,
+                key_text,
+                key_line: self.doc.node(k).line + 1,
+                key_span: self.span_of(k),
+                value,
+            });
+        }
+        Ok(())
+    }
+
+    fn rmerge(&mut self, id: NodeId, out: &mut Vec<REntry>, index: &mut GoMap) -> Result<()> {
+        let kind = self.doc.node(id).kind;
+        match kind {
+            NodeKind::Mapping => self.rmerge_into(id, out, index),
+            NodeKind::Alias => {
+                if let Some(k) = self.alias_target_kind(id) {
+                    if k != NodeKind::Mapping {
+                        return Err(self.want_map(id));
+                    }
+                }
+                self.rmerge_into(id, out, index)
+            }
+            NodeKind::Sequence => {
+                let children = self.doc.node(id).children.clone();
+                for &c in children.iter().rev() {
+                    let ck = self.doc.node(c).kind;
+                    if ck == NodeKind::Alias {
+                        if let Some(k) = self.alias_target_kind(c) {
+                            if k != NodeKind::Mapping {
+                                return Err(self.want_map(c));
+                            }
+                        }
+                    } else if ck != NodeKind::Mapping {
+                        return Err(self.want_map(c));
+                    }
+                    self.rmerge_into(c, out, index)?;
+                }
+                Ok(())
+            }
+            _ => Err(self.want_map(id)),
+        }
+    }
+
+    fn rmerge_into(&mut self, id: NodeId, out: &mut Vec<REntry>, index: &mut GoMap) -> Result<()> {
+        self.count(id)?;
+        match self.doc.node(id).kind {
+            NodeKind::Alias => {
+                let t = self.enter_alias(id)?;
+                let r = self.rmerge_into(t, out, index);
+                self.leave_alias(id);
+                r
+            }
+            NodeKind::Mapping => self.rfill(id, out, index),
+            _ => Err(self.want_map(id)),
+        }
+    }
+}

@@ -58,7 +58,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use compose::{Document, Node, NodeId, NodeKind};
-pub use decode::{GoMap, GoValue};
+pub use decode::{GoMap, GoValue, REntry, RKind, RNode};
 pub use encode::natural_cmp;
 pub use scanner::ScalarStyle;
 
@@ -75,6 +75,12 @@ pub enum Mode {
     HelmfileMap,
     /// gopkg.in/yaml.v2 into `interface{}`, map keys required to be strings.
     V2,
+    /// gopkg.in/yaml.v2 into `interface{}` (scalar types kept: `int`, `uint64`,
+    /// `float64`), map keys stringified as sigs.k8s.io/yaml does (`1:` → `"1"`,
+    /// `on:` → `"true"`); errors wrapped like [`Mode::Helm`]'s. For documents Helm
+    /// decodes into Go structs (`Chart.yaml`), where a field's type later decides
+    /// how the scalar is coerced.
+    V2JsonKeys,
 }
 
 /// The Go value sigs.k8s.io/yaml decodes the JSON into.
@@ -301,6 +307,38 @@ fn run_decoder(
     })
 }
 
+/// Every document of a stream as resolved node trees (aliases and `<<` merges
+/// applied, scalar text, tags and lines kept), for callers that decode YAML onto
+/// their own structures the way yaml.v2 decodes into Go structs. `strict` reports
+/// keys set twice in a mapping (also by a merge) as yaml.v2's strict mode does;
+/// empty documents give `None`.
+pub fn resolve_documents(text: &str, strict: bool) -> Result<Vec<Option<RNode>>, YamlError> {
+    let mut c = compose::Composer::new(text);
+    let mut out = Vec::new();
+    while let Some(doc) = c.next_document().map_err(|e| compose_error(e, text))? {
+        let mut d = Decoder::new(&doc, strict);
+        let node = d.resolve_document().map_err(|f| {
+            YamlError::new(
+                YamlErrorKind::Decode,
+                format!("yaml: {}", f.message),
+                text,
+                Some(f.offset),
+            )
+        })?;
+        if !d.terrors.is_empty() {
+            let msg = format!("yaml: unmarshal errors:\n  {}", d.terrors.join("\n  "));
+            return Err(YamlError::new(
+                YamlErrorKind::Type,
+                msg,
+                text,
+                d.terror_offsets.first().copied(),
+            ));
+        }
+        out.push(node);
+    }
+    Ok(out)
+}
+
 /// yaml.v2's decoding of the first document (`yaml.Unmarshal` into `interface{}`,
 /// or `map[string]interface{}` when `string_map`), with typed keys kept.
 pub fn decode_raw(text: &str, strict: bool, string_map: bool) -> Result<GoValue, YamlError> {
@@ -348,7 +386,7 @@ pub fn decode_documents(text: &str, opts: &DecodeOptions) -> Result<Vec<Value>, 
 
 fn wrap_mode(e: YamlError, opts: &DecodeOptions) -> YamlError {
     match opts.mode {
-        Mode::Helm(_) => e.wrap("error converting YAML to JSON: "),
+        Mode::Helm(_) | Mode::V2JsonKeys => e.wrap("error converting YAML to JSON: "),
         _ => e,
     }
 }
@@ -386,6 +424,13 @@ fn decode_doc(
         Mode::V2 => (
             cast_value(decoded.value).map_err(|m| cast_error(m, text))?,
             plain_key_text,
+        ),
+        Mode::V2JsonKeys => (
+            json_keys_value(decoded.value).map_err(|raw| {
+                YamlError::new(YamlErrorKind::Json, raw, text, None)
+                    .wrap("error converting YAML to JSON: ")
+            })?,
+            helm_key_text,
         ),
     };
     let spans = if want_spans {
@@ -501,20 +546,47 @@ fn helm_jsonable(v: GoValue) -> Result<Value, String> {
             let out = Map::new();
             for (k, v) in m.into_entries() {
                 let Some(key) = helm_key(&k) else {
-                    let ty = match k {
-                        GoValue::Nil => "%!s(<nil>)".to_string(),
-                        ref other => other.type_name().to_string(),
-                    };
-                    return Err(format!(
-                        "unsupported map key of type: {ty}, key: {}, value: {}",
-                        gofmt::sharp_v(&k, true),
-                        gofmt::sharp_v(&v, true)
-                    ));
+                    return Err(unsupported_key(&k, &v));
                 };
                 out.insert(key, helm_jsonable(v)?);
             }
             Value::Map(out)
         }
+    })
+}
+
+fn unsupported_key(k: &GoValue, v: &GoValue) -> String {
+    let ty = match k {
+        GoValue::Nil => "%!s(<nil>)".to_string(),
+        other => other.type_name().to_string(),
+    };
+    format!(
+        "unsupported map key of type: {ty}, key: {}, value: {}",
+        gofmt::sharp_v(k, true),
+        gofmt::sharp_v(v, true)
+    )
+}
+
+/// yaml.v2 types kept, keys stringified as sigs.k8s.io/yaml does.
+fn json_keys_value(v: GoValue) -> Result<Value, String> {
+    Ok(match v {
+        GoValue::Map(m) => {
+            let out = Map::new();
+            for (k, v) in m.into_entries() {
+                let Some(key) = helm_key(&k) else {
+                    return Err(unsupported_key(&k, &v));
+                };
+                out.insert(key, json_keys_value(v)?);
+            }
+            Value::Map(out)
+        }
+        GoValue::Seq(items) => Value::List(List::new(
+            items
+                .into_iter()
+                .map(json_keys_value)
+                .collect::<Result<Vec<_>, _>>()?,
+        )),
+        other => cast_value(other)?,
     })
 }
 

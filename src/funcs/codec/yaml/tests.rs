@@ -91,3 +91,86 @@ fn spans_point_at_keys() {
     let s = spans.get(&p).expect("span");
     assert_eq!(s.key.map(|k| &text[k.range()]), Some("b"));
 }
+
+#[test]
+fn resolved_documents_apply_merges_and_keep_text() {
+    let text = "base: &b {a: 1, v: 1.10}\nr:\n  <<: *b\n  a: 2\n---\nx: y\n";
+    let docs = resolve_documents(text, false).expect("resolve");
+    assert_eq!(docs.len(), 2);
+    let Some(RNode {
+        kind: RKind::Map(top),
+        ..
+    }) = &docs[0]
+    else {
+        panic!("map expected")
+    };
+    let r = &top[1];
+    assert_eq!((r.key_text.as_str(), r.key_line), ("r", 2));
+    let RKind::Map(entries) = &r.value.kind else {
+        panic!("map expected")
+    };
+    // The merged keys come first; the explicit `a` replaces the merged value in place.
+    let shown: Vec<String> = entries
+        .iter()
+        .map(|e| match &e.value.kind {
+            RKind::Scalar { text, tag, .. } => {
+                format!("{}={text}{tag}@{}", e.key_text, e.value.line)
+            }
+            other => format!("{}={other:?}", e.key_text),
+        })
+        .collect();
+    assert_eq!(shown, vec!["a=2!!int@4", "v=1.10!!float@1"]);
+    let e = resolve_documents(text, true).expect_err("strict");
+    assert_eq!(
+        e.message,
+        "yaml: unmarshal errors:\n  line 4: key \"a\" already set in map"
+    );
+}
+
+#[test]
+fn v2_json_keys_keeps_scalar_types() {
+    let opts = DecodeOptions {
+        mode: Mode::V2JsonKeys,
+        strict: false,
+    };
+    let v = decode("version: 1.10\n1: x\non: 2\n", &opts).expect("decode");
+    assert_eq!(
+        format!("{v:?}"),
+        r#"{"1": "x", "true": 2, "version": float64(1.1)}"#
+    );
+    let e = decode("~: x\n", &opts).expect_err("null key");
+    assert_eq!(
+        e.message,
+        "error converting YAML to JSON: unsupported map key of type: %!s(<nil>), key: <nil>, value: \"x\""
+    );
+}
+
+#[test]
+fn spans_follow_last_write() {
+    let text = "a: {b: 1}\na: 2\nc: &x {d: [q]}\ne: *x\nf:\n  <<: *x\n  g: 3\n";
+    let (_, spans) = decode_with_spans(text, &DecodeOptions::HELMFILE_MAP).expect("decode");
+    let k =
+        |p: &[&str]| -> Vec<PathSeg> { p.iter().map(|s| PathSeg::Key(s.to_string())).collect() };
+    // `a` was replaced by a scalar: its old child is gone, its span is the new value.
+    assert!(!spans.contains_key(&k(&["a", "b"])));
+    let a = spans.get(&k(&["a"])).expect("a");
+    assert_eq!(&text[a.value.range()], "2");
+    assert_eq!(
+        a.key
+            .map(|s| crate::source::line_col(text, s.start as usize).0),
+        Some(2)
+    );
+    // Values reached through an alias or a merge point at the anchored text.
+    let mut p = k(&["e", "d"]);
+    p.push(PathSeg::Index(0));
+    let ed = spans.get(&p).expect("e.d.0");
+    assert_eq!(crate::source::line_col(text, ed.value.start as usize).0, 3);
+    let fd = spans.get(&k(&["f", "d"])).expect("f.d");
+    assert_eq!(&text[fd.value.range()], "[q]");
+    let fg = spans.get(&k(&["f", "g"])).expect("f.g");
+    assert_eq!(&text[fg.value.range()], "3");
+    assert_eq!(
+        &text[spans.get(&Vec::new()).expect("root").value.range()].len(),
+        &text.trim_end().len()
+    );
+}
