@@ -380,13 +380,18 @@ impl<'d> Decoder<'d> {
             NodeKind::Sequence => {
                 let children = self.doc.node(id).children.clone();
                 let mut out = Vec::with_capacity(children.len());
+                let tracking = self.spans.is_some();
                 for (i, c) in children.into_iter().enumerate() {
-                    self.path.push(RawSeg::Index(i));
-                    let v = self.iface(c);
-                    if v.is_ok() {
-                        self.record(None, c);
+                    if tracking {
+                        self.path.push(RawSeg::Index(i));
                     }
-                    self.path.pop();
+                    let v = self.iface(c);
+                    if tracking {
+                        if v.is_ok() {
+                            self.record(None, c);
+                        }
+                        self.path.pop();
+                    }
                     out.push(v?);
                 }
                 Ok(GoValue::Seq(out))
@@ -537,12 +542,17 @@ impl<'d> Decoder<'d> {
                     None => continue,
                 },
             };
-            self.path.push(RawSeg::Key(key.clone()));
+            let tracking = self.spans.is_some();
+            if tracking {
+                self.path.push(RawSeg::Key(key.clone()));
+            }
             let value = self.iface(v);
             let value = match value {
                 Ok(x) => x,
                 Err(e) => {
-                    self.path.pop();
+                    if tracking {
+                        self.path.pop();
+                    }
                     return Err(e);
                 }
             };
@@ -557,7 +567,9 @@ impl<'d> Decoder<'d> {
                 self.record(Some(k), v);
                 out.insert(key, value);
             }
-            self.path.pop();
+            if tracking {
+                self.path.pop();
+            }
         }
         Ok(())
     }

@@ -79,7 +79,6 @@ pub struct Emitter<'e> {
     best_indent: isize,
     best_width: usize,
     scalar: ScalarAnalysis,
-    scalar_value: String,
     scalar_style: ScalarStyle,
     /// yaml.v3's variant (Helm 4's `toYamlPretty`): regular indentation, sequences
     /// indented under their key, `put_break` owning the indentation flag, tabs
@@ -168,7 +167,6 @@ impl<'e> Emitter<'e> {
             best_indent: 2,
             best_width: 80,
             scalar: ScalarAnalysis::default(),
-            scalar_value: String::new(),
             scalar_style: ScalarStyle::Plain,
             v3: false,
         }
@@ -196,6 +194,14 @@ impl<'e> Emitter<'e> {
 
     fn event(&self) -> &'e Ev {
         &self.events[self.head]
+    }
+
+    /// The text of the current scalar event (empty for other events).
+    fn scalar_value(&self) -> &'e str {
+        match self.event() {
+            Ev::Scalar { value, .. } => value,
+            _ => "",
+        }
     }
 
     fn pop_state(&mut self) {
@@ -544,7 +550,7 @@ impl<'e> Emitter<'e> {
                 if self.scalar.multiline {
                     return false;
                 }
-                self.scalar_value.len()
+                self.scalar_value().len()
             }
             Ev::SeqStart { .. } => {
                 if !self.check_empty_sequence() {
@@ -577,7 +583,7 @@ impl<'e> Emitter<'e> {
             {
                 style = ScalarStyle::SingleQuoted;
             }
-            if self.scalar_value.is_empty() && (self.flow_level > 0 || self.simple_key_context) {
+            if self.scalar_value().is_empty() && (self.flow_level > 0 || self.simple_key_context) {
                 style = ScalarStyle::SingleQuoted;
             }
         }
@@ -593,8 +599,7 @@ impl<'e> Emitter<'e> {
     }
 
     fn process_scalar(&mut self) {
-        let value = std::mem::take(&mut self.scalar_value);
-        let v = value.as_bytes();
+        let v = self.scalar_value().as_bytes();
         let allow_breaks = !self.simple_key_context;
         match self.scalar_style {
             ScalarStyle::Plain => self.write_plain_scalar(v, allow_breaks),
@@ -603,15 +608,12 @@ impl<'e> Emitter<'e> {
             ScalarStyle::Literal => self.write_literal_scalar(v),
             ScalarStyle::Folded => self.write_folded_scalar(v),
         }
-        self.scalar_value = value;
     }
 
     // ---- analysis -----------------------------------------------------------------
 
     fn analyze_event(&mut self) {
-        self.scalar_value.clear();
         if let Ev::Scalar { value, .. } = self.event() {
-            self.scalar_value = value.clone();
             self.scalar = analyze_scalar(value.as_bytes(), self.v3);
         }
     }

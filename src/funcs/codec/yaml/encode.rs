@@ -75,12 +75,20 @@ fn num_less(a: &GoValue, b: &GoValue) -> bool {
 
 /// yaml.v2's `keyList.Less`.
 pub fn key_less(a: &GoValue, b: &GoValue) -> bool {
-    key_less_impl(a, b, false)
+    let (ar, br) = (runes(a), runes(b));
+    key_less_impl(a, &ar, b, &br, false)
+}
+
+fn runes(v: &GoValue) -> Vec<char> {
+    match v {
+        GoValue::Str(s) => s.chars().collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// `v3` selects yaml.v3's variant, where a letter right after a digit run sorts
 /// before a non-letter.
-fn key_less_impl(a: &GoValue, b: &GoValue, v3: bool) -> bool {
+fn key_less_impl(a: &GoValue, ar: &[char], b: &GoValue, br: &[char], v3: bool) -> bool {
     let (ak, bk) = (a.kind_rank(), b.kind_rank());
     if let (Some(af), Some(bf)) = (key_float(a), key_float(b)) {
         if af != bf {
@@ -91,11 +99,9 @@ fn key_less_impl(a: &GoValue, b: &GoValue, v3: bool) -> bool {
         }
         return num_less(a, b);
     }
-    let (GoValue::Str(sa), GoValue::Str(sb)) = (a, b) else {
+    if !matches!((a, b), (GoValue::Str(_), GoValue::Str(_))) {
         return ak < bk;
-    };
-    let ar: Vec<char> = sa.chars().collect();
-    let br: Vec<char> = sb.chars().collect();
+    }
     let mut i = 0;
     let mut digits = false;
     while i < ar.len() && i < br.len() {
@@ -223,12 +229,13 @@ fn marshal(v: &GoValue, ev: &mut Vec<Ev>, v3: bool) {
         }
         GoValue::Map(m) => {
             ev.push(Ev::MapStart { flow: false });
-            let mut entries: Vec<&(GoValue, GoValue)> = m.iter().collect();
-            sort_by_less(
-                &mut entries,
-                &|a: &&(GoValue, GoValue), b: &&(GoValue, GoValue)| key_less_impl(&a.0, &b.0, v3),
-            );
-            for (k, v) in entries {
+            let mut entries: Vec<(Vec<char>, &(GoValue, GoValue))> =
+                m.iter().map(|e| (runes(&e.0), e)).collect();
+            type Keyed<'a> = (Vec<char>, &'a (GoValue, GoValue));
+            sort_by_less(&mut entries, &|a: &Keyed, b: &Keyed| {
+                key_less_impl(&a.1 .0, &a.0, &b.1 .0, &b.0, v3)
+            });
+            for (_, (k, v)) in entries {
                 marshal(k, ev, v3);
                 marshal(v, ev, v3);
             }

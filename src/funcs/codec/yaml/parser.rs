@@ -6,7 +6,7 @@
 //! them with a quirky line rule (see [`SyntaxError::go_message`]), so the marks here
 //! must be exactly libyaml's.
 
-use super::scanner::{ErrorStage, Mark, ScalarStyle, Scanner, SyntaxError, TokenKind};
+use super::scanner::{ErrorStage, Mark, ScalarStyle, Scanner, SyntaxError, Tok, TokenKind};
 
 type Result<T> = std::result::Result<T, SyntaxError>;
 
@@ -154,9 +154,16 @@ impl Parser {
         self.state = self.states.pop().unwrap_or(State::End);
     }
 
-    fn peek_kind(&mut self) -> Result<(TokenKind, Mark, Mark)> {
+    fn peek_kind(&mut self) -> Result<(Tok, Mark, Mark)> {
         let t = self.scanner.peek()?;
-        Ok((t.kind.clone(), t.start, t.end))
+        Ok((t.kind.tok(), t.start, t.end))
+    }
+
+    /// Consumes the peeked token and returns its payload.
+    fn take_kind(&mut self) -> TokenKind {
+        self.scanner
+            .take_token()
+            .map_or(TokenKind::StreamEnd, |t| t.kind)
     }
 
     fn state_machine(&mut self) -> Result<Event> {
@@ -188,7 +195,7 @@ impl Parser {
 
     fn parse_stream_start(&mut self) -> Result<Event> {
         let (kind, start, end) = self.peek_kind()?;
-        if kind != TokenKind::StreamStart {
+        if kind != Tok::StreamStart {
             return Err(self.parser_error("did not find expected <stream-start>", start));
         }
         self.state = State::ImplicitDocumentStart;
@@ -203,20 +210,13 @@ impl Parser {
     fn parse_document_start(&mut self, implicit: bool) -> Result<Event> {
         let (mut kind, mut start, mut end) = self.peek_kind()?;
         if !implicit {
-            while kind == TokenKind::DocumentEnd {
+            while kind == Tok::DocumentEnd {
                 self.scanner.skip_token();
                 (kind, start, end) = self.peek_kind()?;
             }
         }
-        let is_directive = matches!(
-            kind,
-            TokenKind::VersionDirective(..) | TokenKind::TagDirective { .. }
-        );
-        if implicit
-            && !is_directive
-            && kind != TokenKind::DocumentStart
-            && kind != TokenKind::StreamEnd
-        {
+        let is_directive = matches!(kind, Tok::VersionDirective | Tok::TagDirective);
+        if implicit && !is_directive && kind != Tok::DocumentStart && kind != Tok::StreamEnd {
             self.process_directives()?;
             self.states.push(State::DocumentEnd);
             self.state = State::BlockNode;
@@ -226,11 +226,11 @@ impl Parser {
                 end,
             });
         }
-        if kind != TokenKind::StreamEnd {
+        if kind != Tok::StreamEnd {
             let doc_start = start;
             self.process_directives()?;
             let (kind, start, end) = self.peek_kind()?;
-            if kind != TokenKind::DocumentStart {
+            if kind != Tok::DocumentStart {
                 return Err(self.parser_error("did not find expected <document start>", start));
             }
             self.states.push(State::DocumentEnd);
@@ -255,11 +255,11 @@ impl Parser {
         let (kind, start, _) = self.peek_kind()?;
         if matches!(
             kind,
-            TokenKind::VersionDirective(..)
-                | TokenKind::TagDirective { .. }
-                | TokenKind::DocumentStart
-                | TokenKind::DocumentEnd
-                | TokenKind::StreamEnd
+            Tok::VersionDirective
+                | Tok::TagDirective
+                | Tok::DocumentStart
+                | Tok::DocumentEnd
+                | Tok::StreamEnd
         ) {
             self.pop_state();
             return Ok(empty_scalar(start));
@@ -271,7 +271,7 @@ impl Parser {
         let (kind, start, end) = self.peek_kind()?;
         let mut end_mark = start;
         let mut implicit = true;
-        if kind == TokenKind::DocumentEnd {
+        if kind == Tok::DocumentEnd {
             end_mark = end;
             self.scanner.skip_token();
             implicit = false;
@@ -287,47 +287,51 @@ impl Parser {
 
     fn parse_node(&mut self, block: bool, indentless_sequence: bool) -> Result<Event> {
         let (mut kind, mut tok_start, mut tok_end) = self.peek_kind()?;
-        if let TokenKind::Alias(name) = &kind {
+        if kind == Tok::Alias {
             self.pop_state();
-            let ev = Event {
-                kind: EventKind::Alias {
-                    anchor: name.clone(),
-                },
+            let anchor = match self.take_kind() {
+                TokenKind::Alias(name) => name,
+                _ => String::new(),
+            };
+            return Ok(Event {
+                kind: EventKind::Alias { anchor },
                 start: tok_start,
                 end: tok_end,
-            };
-            self.scanner.skip_token();
-            return Ok(ev);
+            });
         }
         let mut start_mark = tok_start;
         let mut end_mark = tok_start;
         let mut tag_token: Option<(Vec<u8>, Vec<u8>)> = None;
         let mut anchor: Option<String> = None;
         let mut tag_mark = Mark::default();
-        if let TokenKind::Anchor(name) = &kind {
-            anchor = Some(name.clone());
+        if kind == Tok::Anchor {
+            if let TokenKind::Anchor(name) = self.take_kind() {
+                anchor = Some(name);
+            }
             start_mark = tok_start;
             end_mark = tok_end;
-            self.scanner.skip_token();
             (kind, tok_start, tok_end) = self.peek_kind()?;
-            if let TokenKind::Tag { handle, suffix } = &kind {
-                tag_token = Some((handle.clone(), suffix.clone()));
+            if kind == Tok::Tag {
+                if let TokenKind::Tag { handle, suffix } = self.take_kind() {
+                    tag_token = Some((handle, suffix));
+                }
                 tag_mark = tok_start;
                 end_mark = tok_end;
-                self.scanner.skip_token();
                 (kind, tok_start, tok_end) = self.peek_kind()?;
             }
-        } else if let TokenKind::Tag { handle, suffix } = &kind {
-            tag_token = Some((handle.clone(), suffix.clone()));
+        } else if kind == Tok::Tag {
+            if let TokenKind::Tag { handle, suffix } = self.take_kind() {
+                tag_token = Some((handle, suffix));
+            }
             start_mark = tok_start;
             tag_mark = tok_start;
             end_mark = tok_end;
-            self.scanner.skip_token();
             (kind, tok_start, tok_end) = self.peek_kind()?;
-            if let TokenKind::Anchor(name) = &kind {
-                anchor = Some(name.clone());
+            if kind == Tok::Anchor {
+                if let TokenKind::Anchor(name) = self.take_kind() {
+                    anchor = Some(name);
+                }
                 end_mark = tok_end;
-                self.scanner.skip_token();
                 (kind, tok_start, tok_end) = self.peek_kind()?;
             }
         }
@@ -363,7 +367,7 @@ impl Parser {
             Some(lossy(&tag))
         };
 
-        if indentless_sequence && kind == TokenKind::BlockEntry {
+        if indentless_sequence && kind == Tok::BlockEntry {
             end_mark = tok_end;
             self.state = State::IndentlessSequenceEntry;
             return Ok(Event {
@@ -377,32 +381,34 @@ impl Parser {
                 end: end_mark,
             });
         }
-        if let TokenKind::Scalar { value, style } = &kind {
+        if kind == Tok::Scalar {
+            let (value, style) = match self.take_kind() {
+                TokenKind::Scalar { value, style } => (value, style),
+                _ => (String::new(), ScalarStyle::Plain),
+            };
             end_mark = tok_end;
             let mut plain_implicit = false;
             let mut quoted_implicit = false;
-            if (tag.is_empty() && *style == ScalarStyle::Plain) || tag == b"!" {
+            if (tag.is_empty() && style == ScalarStyle::Plain) || tag == b"!" {
                 plain_implicit = true;
             } else if tag.is_empty() {
                 quoted_implicit = true;
             }
             self.pop_state();
-            let ev = Event {
+            return Ok(Event {
                 kind: EventKind::Scalar {
                     anchor,
                     tag: tag_opt,
-                    value: value.clone(),
+                    value,
                     plain_implicit,
                     quoted_implicit,
-                    style: *style,
+                    style,
                 },
                 start: start_mark,
                 end: end_mark,
-            };
-            self.scanner.skip_token();
-            return Ok(ev);
+            });
         }
-        if kind == TokenKind::FlowSequenceStart {
+        if kind == Tok::FlowSequenceStart {
             end_mark = tok_end;
             self.state = State::FlowSequenceFirstEntry;
             return Ok(Event {
@@ -416,7 +422,7 @@ impl Parser {
                 end: end_mark,
             });
         }
-        if kind == TokenKind::FlowMappingStart {
+        if kind == Tok::FlowMappingStart {
             end_mark = tok_end;
             self.state = State::FlowMappingFirstKey;
             return Ok(Event {
@@ -430,7 +436,7 @@ impl Parser {
                 end: end_mark,
             });
         }
-        if block && kind == TokenKind::BlockSequenceStart {
+        if block && kind == Tok::BlockSequenceStart {
             end_mark = tok_end;
             self.state = State::BlockSequenceFirstEntry;
             return Ok(Event {
@@ -444,7 +450,7 @@ impl Parser {
                 end: end_mark,
             });
         }
-        if block && kind == TokenKind::BlockMappingStart {
+        if block && kind == Tok::BlockMappingStart {
             end_mark = tok_end;
             self.state = State::BlockMappingFirstKey;
             return Ok(Event {
@@ -493,18 +499,18 @@ impl Parser {
             self.scanner.skip_token();
         }
         let (kind, start, end) = self.peek_kind()?;
-        if kind == TokenKind::BlockEntry {
+        if kind == Tok::BlockEntry {
             let mark = end;
             self.scanner.skip_token();
             let (kind, _, _) = self.peek_kind()?;
-            if kind != TokenKind::BlockEntry && kind != TokenKind::BlockEnd {
+            if kind != Tok::BlockEntry && kind != Tok::BlockEnd {
                 self.states.push(State::BlockSequenceEntry);
                 return self.parse_node(true, false);
             }
             self.state = State::BlockSequenceEntry;
             return Ok(empty_scalar(mark));
         }
-        if kind == TokenKind::BlockEnd {
+        if kind == Tok::BlockEnd {
             self.pop_state();
             self.marks.pop();
             self.scanner.skip_token();
@@ -525,13 +531,13 @@ impl Parser {
 
     fn parse_indentless_sequence_entry(&mut self) -> Result<Event> {
         let (kind, start, end) = self.peek_kind()?;
-        if kind == TokenKind::BlockEntry {
+        if kind == Tok::BlockEntry {
             let mark = end;
             self.scanner.skip_token();
             let (kind, _, _) = self.peek_kind()?;
             if !matches!(
                 kind,
-                TokenKind::BlockEntry | TokenKind::Key | TokenKind::Value | TokenKind::BlockEnd
+                Tok::BlockEntry | Tok::Key | Tok::Value | Tok::BlockEnd
             ) {
                 self.states.push(State::IndentlessSequenceEntry);
                 return self.parse_node(true, false);
@@ -554,21 +560,18 @@ impl Parser {
             self.scanner.skip_token();
         }
         let (kind, start, end) = self.peek_kind()?;
-        if kind == TokenKind::Key {
+        if kind == Tok::Key {
             let mark = end;
             self.scanner.skip_token();
             let (kind, _, _) = self.peek_kind()?;
-            if !matches!(
-                kind,
-                TokenKind::Key | TokenKind::Value | TokenKind::BlockEnd
-            ) {
+            if !matches!(kind, Tok::Key | Tok::Value | Tok::BlockEnd) {
                 self.states.push(State::BlockMappingValue);
                 return self.parse_node(true, true);
             }
             self.state = State::BlockMappingValue;
             return Ok(empty_scalar(mark));
         }
-        if kind == TokenKind::BlockEnd {
+        if kind == Tok::BlockEnd {
             self.pop_state();
             self.marks.pop();
             self.scanner.skip_token();
@@ -589,14 +592,11 @@ impl Parser {
 
     fn parse_block_mapping_value(&mut self) -> Result<Event> {
         let (kind, start, end) = self.peek_kind()?;
-        if kind == TokenKind::Value {
+        if kind == Tok::Value {
             let mark = end;
             self.scanner.skip_token();
             let (kind, _, _) = self.peek_kind()?;
-            if !matches!(
-                kind,
-                TokenKind::Key | TokenKind::Value | TokenKind::BlockEnd
-            ) {
+            if !matches!(kind, Tok::Key | Tok::Value | Tok::BlockEnd) {
                 self.states.push(State::BlockMappingKey);
                 return self.parse_node(true, true);
             }
@@ -614,9 +614,9 @@ impl Parser {
             self.scanner.skip_token();
         }
         let (mut kind, mut start, mut end) = self.peek_kind()?;
-        if kind != TokenKind::FlowSequenceEnd {
+        if kind != Tok::FlowSequenceEnd {
             if !first {
-                if kind == TokenKind::FlowEntry {
+                if kind == Tok::FlowEntry {
                     self.scanner.skip_token();
                     (kind, start, end) = self.peek_kind()?;
                 } else {
@@ -629,7 +629,7 @@ impl Parser {
                     ));
                 }
             }
-            if kind == TokenKind::Key {
+            if kind == Tok::Key {
                 self.state = State::FlowSequenceEntryMappingKey;
                 self.scanner.skip_token();
                 return Ok(Event {
@@ -642,7 +642,7 @@ impl Parser {
                     start,
                     end,
                 });
-            } else if kind != TokenKind::FlowSequenceEnd {
+            } else if kind != Tok::FlowSequenceEnd {
                 self.states.push(State::FlowSequenceEntry);
                 return self.parse_node(false, false);
             }
@@ -659,10 +659,7 @@ impl Parser {
 
     fn parse_flow_sequence_entry_mapping_key(&mut self) -> Result<Event> {
         let (kind, _, end) = self.peek_kind()?;
-        if !matches!(
-            kind,
-            TokenKind::Value | TokenKind::FlowEntry | TokenKind::FlowSequenceEnd
-        ) {
+        if !matches!(kind, Tok::Value | Tok::FlowEntry | Tok::FlowSequenceEnd) {
             self.states.push(State::FlowSequenceEntryMappingValue);
             return self.parse_node(false, false);
         }
@@ -676,10 +673,10 @@ impl Parser {
         // libyaml reports the empty value at the ':' token (the inner look-ahead is
         // only used to decide whether a value node follows).
         let (kind, start, _) = self.peek_kind()?;
-        if kind == TokenKind::Value {
+        if kind == Tok::Value {
             self.scanner.skip_token();
             let (kind, _, _) = self.peek_kind()?;
-            if kind != TokenKind::FlowEntry && kind != TokenKind::FlowSequenceEnd {
+            if kind != Tok::FlowEntry && kind != Tok::FlowSequenceEnd {
                 self.states.push(State::FlowSequenceEntryMappingEnd);
                 return self.parse_node(false, false);
             }
@@ -705,9 +702,9 @@ impl Parser {
             self.scanner.skip_token();
         }
         let (mut kind, mut start, mut end) = self.peek_kind()?;
-        if kind != TokenKind::FlowMappingEnd {
+        if kind != Tok::FlowMappingEnd {
             if !first {
-                if kind == TokenKind::FlowEntry {
+                if kind == Tok::FlowEntry {
                     self.scanner.skip_token();
                     (kind, start, end) = self.peek_kind()?;
                 } else {
@@ -720,19 +717,16 @@ impl Parser {
                     ));
                 }
             }
-            if kind == TokenKind::Key {
+            if kind == Tok::Key {
                 self.scanner.skip_token();
                 let (kind, start, _) = self.peek_kind()?;
-                if !matches!(
-                    kind,
-                    TokenKind::Value | TokenKind::FlowEntry | TokenKind::FlowMappingEnd
-                ) {
+                if !matches!(kind, Tok::Value | Tok::FlowEntry | Tok::FlowMappingEnd) {
                     self.states.push(State::FlowMappingValue);
                     return self.parse_node(false, false);
                 }
                 self.state = State::FlowMappingValue;
                 return Ok(empty_scalar(start));
-            } else if kind != TokenKind::FlowMappingEnd {
+            } else if kind != Tok::FlowMappingEnd {
                 self.states.push(State::FlowMappingEmptyValue);
                 return self.parse_node(false, false);
             }
@@ -754,11 +748,11 @@ impl Parser {
             return Ok(empty_scalar(start));
         }
         let mut mark = start;
-        if kind == TokenKind::Value {
+        if kind == Tok::Value {
             self.scanner.skip_token();
             let (kind, s2, _) = self.peek_kind()?;
             mark = s2;
-            if kind != TokenKind::FlowEntry && kind != TokenKind::FlowMappingEnd {
+            if kind != Tok::FlowEntry && kind != Tok::FlowMappingEnd {
                 self.states.push(State::FlowMappingKey);
                 return self.parse_node(false, false);
             }
@@ -770,7 +764,10 @@ impl Parser {
     fn process_directives(&mut self) -> Result<()> {
         let mut have_version = false;
         loop {
-            let (kind, start, _) = self.peek_kind()?;
+            let (kind, start) = {
+                let t = self.scanner.peek()?;
+                (t.kind.clone(), t.start)
+            };
             match kind {
                 TokenKind::VersionDirective(major, minor) => {
                     if have_version {

@@ -59,6 +59,60 @@ pub enum TokenKind {
     Scalar { value: String, style: ScalarStyle },
 }
 
+/// A token's type without its payload, cheap to copy for look-ahead decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tok {
+    StreamStart,
+    StreamEnd,
+    VersionDirective,
+    TagDirective,
+    DocumentStart,
+    DocumentEnd,
+    BlockSequenceStart,
+    BlockMappingStart,
+    BlockEnd,
+    FlowSequenceStart,
+    FlowSequenceEnd,
+    FlowMappingStart,
+    FlowMappingEnd,
+    BlockEntry,
+    FlowEntry,
+    Key,
+    Value,
+    Alias,
+    Anchor,
+    Tag,
+    Scalar,
+}
+
+impl TokenKind {
+    pub fn tok(&self) -> Tok {
+        match self {
+            TokenKind::StreamStart => Tok::StreamStart,
+            TokenKind::StreamEnd => Tok::StreamEnd,
+            TokenKind::VersionDirective(..) => Tok::VersionDirective,
+            TokenKind::TagDirective { .. } => Tok::TagDirective,
+            TokenKind::DocumentStart => Tok::DocumentStart,
+            TokenKind::DocumentEnd => Tok::DocumentEnd,
+            TokenKind::BlockSequenceStart => Tok::BlockSequenceStart,
+            TokenKind::BlockMappingStart => Tok::BlockMappingStart,
+            TokenKind::BlockEnd => Tok::BlockEnd,
+            TokenKind::FlowSequenceStart => Tok::FlowSequenceStart,
+            TokenKind::FlowSequenceEnd => Tok::FlowSequenceEnd,
+            TokenKind::FlowMappingStart => Tok::FlowMappingStart,
+            TokenKind::FlowMappingEnd => Tok::FlowMappingEnd,
+            TokenKind::BlockEntry => Tok::BlockEntry,
+            TokenKind::FlowEntry => Tok::FlowEntry,
+            TokenKind::Key => Tok::Key,
+            TokenKind::Value => Tok::Value,
+            TokenKind::Alias(_) => Tok::Alias,
+            TokenKind::Anchor(_) => Tok::Anchor,
+            TokenKind::Tag { .. } => Tok::Tag,
+            TokenKind::Scalar { .. } => Tok::Scalar,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Token {
     pub kind: TokenKind,
@@ -175,6 +229,12 @@ fn width(b: u8) -> usize {
     } else {
         0
     }
+}
+
+/// Scalar bytes are valid UTF-8 by construction (input is a `str`, escapes are
+/// encoded as characters); the lossy path only guards against surprises.
+fn bytes_to_string(s: Vec<u8>) -> String {
+    String::from_utf8(s).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn is_alpha_byte(b: u8) -> bool {
@@ -416,11 +476,18 @@ impl Scanner {
 
     /// Consumes the token returned by [`Scanner::peek`].
     pub fn skip_token(&mut self) {
+        let _ = self.take_token();
+    }
+
+    /// Consumes the token returned by [`Scanner::peek`], handing over its payload.
+    pub fn take_token(&mut self) -> Option<Token> {
         self.token_available = false;
         self.tokens_parsed += 1;
-        if let Some(t) = self.tokens.pop_front() {
+        let t = self.tokens.pop_front();
+        if let Some(t) = &t {
             self.stream_end_produced = t.kind == TokenKind::StreamEnd;
         }
+        t
     }
 
     fn insert_token(&mut self, pos: Option<usize>, token: Token) {
@@ -1376,7 +1443,7 @@ impl Scanner {
         };
         Ok(Token {
             kind: TokenKind::Scalar {
-                value: String::from_utf8_lossy(&s).into_owned(),
+                value: bytes_to_string(s),
                 style,
             },
             start,
@@ -1592,7 +1659,7 @@ impl Scanner {
         };
         Ok(Token {
             kind: TokenKind::Scalar {
-                value: String::from_utf8_lossy(&s).into_owned(),
+                value: bytes_to_string(s),
                 style,
             },
             start,
@@ -1692,7 +1759,7 @@ impl Scanner {
         }
         Ok(Token {
             kind: TokenKind::Scalar {
-                value: String::from_utf8_lossy(&s).into_owned(),
+                value: bytes_to_string(s),
                 style: ScalarStyle::Plain,
             },
             start,
