@@ -136,6 +136,12 @@ fn as_string(v: &Value, strukt: &str, field: &str) -> Result<String, String> {
     }
 }
 
+/// A scalar as `sigs.k8s.io/yaml` turns it into any Go string field (used for
+/// manifest heads too); non-scalars give the empty string.
+pub fn coerce_for_string_field(v: &Value) -> String {
+    as_string(v, "", "").unwrap_or_default()
+}
+
 fn as_bool(v: &Value, strukt: &str, field: &str) -> Result<bool, String> {
     match v {
         Value::Nil => Ok(false),

@@ -7,11 +7,13 @@ pub mod error;
 pub mod glob;
 pub mod ignore;
 pub mod loader;
+pub mod manifest;
 pub mod metadata;
 pub mod objects;
 pub mod semver;
 pub mod strvals;
 pub mod tree;
+pub mod values;
 pub mod yamlio;
 
 pub use error::{ChartError, Phase};
