@@ -10,6 +10,7 @@ pub mod loader;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;
+pub mod schema;
 pub mod semver;
 pub mod strvals;
 pub mod tree;
