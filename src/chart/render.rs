@@ -321,7 +321,7 @@ fn key_lines(content: &str, template: &str) -> Vec<(String, usize)> {
 pub fn render(chart: &Arc<Chart>, opts: &RenderOptions, vfs: &Vfs) -> Result<Rendered, ChartError> {
     let user = opts
         .values
-        .merge(vfs)
+        .merge(vfs, opts.helm)
         .map_err(|e| ChartError::new(Phase::Values, e))?;
     render_with_values(chart, opts, user, vfs)
 }
@@ -331,10 +331,23 @@ pub fn render(chart: &Arc<Chart>, opts: &RenderOptions, vfs: &Vfs) -> Result<Ren
 pub fn render_path(path: &Path, opts: &RenderOptions, vfs: &Vfs) -> Result<Rendered, ChartError> {
     let user = opts
         .values
-        .merge(vfs)
+        .merge(vfs, opts.helm)
         .map_err(|e| ChartError::new(Phase::Values, e))?;
-    let chart = Chart::load(path, vfs)?;
+    let chart = Chart::load(path, vfs).map_err(|e| version_load_error(opts.helm, e))?;
     render_with_values(&chart, opts, user, vfs)
+}
+
+/// Helm 4 decodes `Chart.yaml` through a path that loses the struct name in Go's
+/// type errors (`Go struct field .version`); the loader words them like Helm 3.
+fn version_load_error(helm: HelmVersion, mut e: ChartError) -> ChartError {
+    if helm == HelmVersion::V4 {
+        for s in ["Metadata.", "Dependency.", "Maintainer."] {
+            e.message = e
+                .message
+                .replace(&format!("into Go struct field {s}"), "into Go struct field .");
+        }
+    }
+    e
 }
 
 /// Renders with already merged user values.
@@ -366,10 +379,14 @@ pub fn render_with_values(
             .map(|r| r.name.as_str())
             .collect();
         if !missing.is_empty() {
+            let lead = match helm {
+                HelmVersion::V3 => "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies",
+                HelmVersion::V4 => "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies",
+            };
             return Err(ChartError::new(
                 Phase::Prepare,
                 format!(
-                    "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
+                    "{lead}: found in Chart.yaml, but missing in charts/ directory: {}",
                     missing.join(", ")
                 ),
             ));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::strvals::{self, Mode};
 use super::yamlio;
+use super::HelmVersion;
 use crate::source::Vfs;
 use crate::template::{Map, Value};
 
@@ -69,7 +70,12 @@ fn read(vfs: &Vfs, path: &Path) -> Result<Vec<u8>, String> {
 
 impl ValueOptions {
     /// `Options.MergeValues`. Errors are Helm's texts.
-    pub fn merge(&self, vfs: &Vfs) -> Result<Map, String> {
+    pub fn merge(&self, vfs: &Vfs, helm: HelmVersion) -> Result<Map, String> {
+        // Helm 4 names the failing step in file parse errors.
+        let doc = match helm {
+            HelmVersion::V3 => "",
+            HelmVersion::V4 => "cannot unmarshal yaml document: ",
+        };
         let mut base = Map::new();
         for src in &self.files {
             let current = match src {
@@ -77,10 +83,10 @@ impl ValueOptions {
                     let bytes = read(vfs, p)?;
                     let text = String::from_utf8_lossy(&bytes);
                     yamlio::decode_values_map(&text)
-                        .map_err(|e| format!("failed to parse {}: {e}", p.display()))?
+                        .map_err(|e| format!("failed to parse {}: {doc}{e}", p.display()))?
                 }
                 ValuesSource::Text { name, text } => yamlio::decode_values_map(text)
-                    .map_err(|e| format!("failed to parse {name}: {e}"))?,
+                    .map_err(|e| format!("failed to parse {name}: {doc}{e}"))?,
                 ValuesSource::Map { values, .. } => values.deep_copy(),
             };
             base = merge_maps(&base, &current);
@@ -128,7 +134,7 @@ mod tests {
             set_string: vec!["s=1".into()],
             ..Default::default()
         };
-        let m = opts.merge(&Vfs::real()).unwrap();
+        let m = opts.merge(&Vfs::real(), HelmVersion::V3).unwrap();
         assert_eq!(
             format!("{:?}", Value::Map(m)),
             r#"{"m": {"a": float64(1.0), "b": int64(2)}, "num": int64(1), "s": "1"}"#
@@ -145,7 +151,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            opts.merge(&Vfs::real()).map(Value::Map).unwrap_err(),
+            opts.merge(&Vfs::real(), HelmVersion::V3).map(Value::Map).unwrap_err(),
             "failed to parse l.yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type map[string]interface {}"
         );
         let opts = ValueOptions {
@@ -153,7 +159,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            opts.merge(&Vfs::real()).map(Value::Map).unwrap_err(),
+            opts.merge(&Vfs::real(), HelmVersion::V3).map(Value::Map).unwrap_err(),
             r#"failed parsing --set data: key "a" has no value"#
         );
     }
