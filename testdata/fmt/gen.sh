@@ -1,9 +1,9 @@
 #!/bin/bash
-# Regenerates printf.golden from printf.cases by rendering every case with the real
+# Regenerates NAME.golden from NAME.cases (default: every *.cases here) by rendering every case with the real
 # Helm binaries (v3.15.3 and v4.3.1 must agree; a case where they differ is reported
 # and kept out). Each output line is: CASE <TAB> JSON-encoded output.
 #
-# usage: STACKPROOF_ORACLES=/work/oracles testdata/fmt/gen.sh
+# usage: STACKPROOF_ORACLES=/work/oracles testdata/fmt/gen.sh [NAME...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 oracles=${STACKPROOF_ORACLES:?set STACKPROOF_ORACLES to the directory holding helm}
@@ -12,7 +12,9 @@ trap 'rm -rf "$work"' EXIT
 export HELM_CONFIG_HOME=$work/c HELM_CACHE_HOME=$work/ca HELM_DATA_HOME=$work/d
 mkdir -p "$work/chart/templates"
 printf 'apiVersion: v2\nname: x\nversion: 0.1.0\n' > "$work/chart/Chart.yaml"
-grep -v '^#' "$here/printf.cases" | grep -v '^$' > "$work/cases"
+gen_one() {
+name=$1
+grep -v '^#' "$here/$name.cases" | grep -v '^$' > "$work/cases"
 n=0
 while IFS= read -r line; do
   n=$((n+1))
@@ -22,7 +24,7 @@ done < "$work/cases" > "$work/chart/templates/t.yaml"
 for h in helm helm-v4.3.1; do
   "$oracles/$h" template x "$work/chart" > "$work/$h.out"
 done
-python3 - "$work/cases" "$work/helm.out" "$work/helm-v4.3.1.out" > "$here/printf.golden" <<'PY'
+python3 - "$work/cases" "$work/helm.out" "$work/helm-v4.3.1.out" > "$here/$name.golden" <<'PY'
 import sys, base64, json
 cases = [l.rstrip('\n') for l in open(sys.argv[1])]
 def load(p):
@@ -41,4 +43,7 @@ for i, c in enumerate(cases):
         continue
     print(c + '\t' + json.dumps(a, ensure_ascii=False))
 PY
-echo "wrote $(wc -l < "$here/printf.golden") cases"
+echo "$name: wrote $(wc -l < "$here/$name.golden") cases"
+}
+if [ $# -eq 0 ]; then set -- $(cd "$here" && ls *.cases | sed 's/\.cases$//'); fi
+for n in "$@"; do gen_one "$n"; done

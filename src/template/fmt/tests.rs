@@ -227,20 +227,29 @@ fn eval_case(case: &str) -> String {
 
 #[test]
 fn golden_cases_match_helm() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/fmt/printf.golden");
-    let text = std::fs::read_to_string(path).expect("golden file");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/fmt");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("testdata/fmt")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "golden"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "golden files missing in {dir}");
     let mut failures = Vec::new();
     let mut n = 0;
-    for line in text.lines() {
-        let (case, want) = line.split_once('\t').expect("tab");
-        let want: String = serde_json::from_str(want).expect("json");
-        let got = eval_case(case);
-        n += 1;
-        if got != want {
-            failures.push(format!("{case}\n   got: {got:?}\n  want: {want:?}"));
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("golden file");
+        for line in text.lines() {
+            let (case, want) = line.split_once('\t').expect("tab");
+            let want: String = serde_json::from_str(want).expect("json");
+            let got = eval_case(case);
+            n += 1;
+            if got != want {
+                failures.push(format!("{case}\n   got: {got:?}\n  want: {want:?}"));
+            }
         }
     }
-    assert!(n > 50, "too few golden cases: {n}");
+    assert!(n > 200, "too few golden cases: {n}");
     assert!(
         failures.is_empty(),
         "{} of {n} cases differ:\n{}",
