@@ -1,2 +1,10 @@
 //! Helmfile stacks: state files, environments, releases and their values, rendered
 //! the way helmfile 0.166 does, into a typed model the rule engine consumes.
+
+pub mod charts;
+pub mod dag;
+pub mod gomerge;
+pub mod list;
+pub mod paths;
+pub mod selector;
+pub mod setvals;
