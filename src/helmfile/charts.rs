@@ -179,7 +179,7 @@ impl ChartSources {
     }
 
     /// Every chart under the search directories, in search order.
-    pub fn index(&self, vfs: &Vfs) -> &[IndexedChart] {
+    pub fn charts(&self, vfs: &Vfs) -> &[IndexedChart] {
         self.index.get_or_init(|| {
             let mut out = Vec::new();
             for d in &self.search_dirs {
@@ -204,7 +204,7 @@ impl ChartSources {
 
     /// Finds a chart by name, preferring the exact `version`.
     pub fn find(&self, vfs: &Vfs, name: &str, version: &str) -> Option<&IndexedChart> {
-        let idx = self.index(vfs);
+        let idx = self.charts(vfs);
         idx.iter()
             .find(|c| c.name == name && !version.is_empty() && c.version == version)
             .or_else(|| idx.iter().find(|c| c.name == name))
