@@ -3,8 +3,13 @@
 
 pub mod charts;
 pub mod dag;
+pub mod env;
 pub mod gomerge;
 pub mod list;
 pub mod paths;
+pub mod seams;
 pub mod selector;
 pub mod setvals;
+pub mod spec;
+pub mod tmpl;
+pub mod ynode;
