@@ -7,6 +7,8 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod control;
+
 use crate::template::Registry;
 
 /// Which program's function set to build.
@@ -31,7 +33,11 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
+    match flavor {
+        Flavor::Helm3 => r.register(control::HELM3),
+        Flavor::Helm4 => r.register(control::HELM4),
+        Flavor::Helmfile => &mut r,
+    };
     r
 }
 
