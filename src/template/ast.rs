@@ -87,9 +87,11 @@ pub enum Node {
         span: Span,
         name: Arc<str>,
     },
-    /// `$x` or `$x.f.g`; `ident[0]` includes the `$`.
+    /// `$x` or `$x.f.g`; `ident[0]` includes the `$`. `pos` is Go's position: for
+    /// `$x.f` that of `.f`.
     Variable {
         span: Span,
+        pos: usize,
         ident: Vec<Arc<str>>,
     },
     Dot {
@@ -98,9 +100,11 @@ pub enum Node {
     Nil {
         span: Span,
     },
-    /// `.f.g` (idents without dots).
+    /// `.f.g` (idents without dots). `pos` is Go's position: for `.f.g` that of
+    /// `.g`.
     Field {
         span: Span,
+        pos: usize,
         ident: Vec<Arc<str>>,
     },
     /// `(pipeline).f.g` or `term.f.g` where the term is not a field or variable.
@@ -168,14 +172,14 @@ impl Tree {
             | Node::Template { pos, .. }
             | Node::Pipe { pos, .. }
             | Node::Command { pos, .. }
+            | Node::Variable { pos, .. }
+            | Node::Field { pos, .. }
             | Node::Chain { pos, .. } => *pos,
             Node::If(b) | Node::Range(b) | Node::With(b) => b.pos,
             Node::Text { span }
             | Node::Identifier { span, .. }
-            | Node::Variable { span, .. }
             | Node::Dot { span }
             | Node::Nil { span }
-            | Node::Field { span, .. }
             | Node::Bool { span, .. }
             | Node::Number { span, .. }
             | Node::String { span, .. } => span.start as usize,

@@ -130,11 +130,16 @@ pub(crate) fn call(
             if f.v.is_nil() {
                 return Err("call of nil".to_string());
             }
-            Err(format!(
-                "non-function {} of type {}",
-                callee.unwrap_or(""),
-                f.v.type_name()
-            ))
+            // Go 1.22's `call` did not name the callee.
+            if level.typed_comparison_errors() {
+                Err(format!(
+                    "non-function {} of type {}",
+                    callee.unwrap_or(""),
+                    f.v.type_name()
+                ))
+            } else {
+                Err(format!("non-function of type {}", f.v.type_name()))
+            }
         }
         Builtin::Eq => {
             let rest = &args[1.min(args.len())..];
@@ -403,12 +408,14 @@ fn eq(a: &Val, rest: &[Val], level: LanguageLevel) -> Result<bool, String> {
                 _ => {
                     let (ka, kb) = (go_kind_name(a), go_kind_name(b));
                     if ka != kb && ka != "invalid" && kb != "invalid" {
-                        return Err(format!(
-                            "non-comparable types {}: {}, {}: {}",
-                            super::fmt::format_value(a),
-                            a.type_name(),
-                            b.type_name(),
-                            super::fmt::format_value(b)
+                        return Err(super::fmt::sprintf(
+                            "non-comparable types %s: %v, %s: %v",
+                            &[
+                                a.clone(),
+                                Value::str(a.type_name()),
+                                Value::str(b.type_name()),
+                                b.clone(),
+                            ],
                         ));
                     }
                     if is_nil_like(a) || is_nil_like(b) {
@@ -424,10 +431,9 @@ fn eq(a: &Val, rest: &[Val], level: LanguageLevel) -> Result<bool, String> {
                                 std::sync::Arc::ptr_eq(x, y)
                             }
                             _ => {
-                                return Err(format!(
-                                    "non-comparable type {}: {}",
-                                    super::fmt::format_value(b),
-                                    b.type_name()
+                                return Err(super::fmt::sprintf(
+                                    "non-comparable type %s: %v",
+                                    &[b.clone(), Value::str(b.type_name())],
                                 ))
                             }
                         }

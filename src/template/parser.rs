@@ -751,12 +751,20 @@ impl<'a> Parser<'a, '_> {
             Node::Field { ident, .. } => {
                 let mut ident = ident.clone();
                 ident.extend(fields);
-                Node::Field { span, ident }
+                Node::Field {
+                    span,
+                    pos: chain_pos,
+                    ident,
+                }
             }
             Node::Variable { ident, .. } => {
                 let mut ident = ident.clone();
                 ident.extend(fields);
-                Node::Variable { span, ident }
+                Node::Variable {
+                    span,
+                    pos: chain_pos,
+                    ident,
+                }
             }
             Node::Bool { .. }
             | Node::String { .. }
@@ -819,10 +827,15 @@ impl<'a> Parser<'a, '_> {
                         super::fmt::quote(&ident[0])
                     )));
                 }
-                Node::Variable { span, ident }
+                Node::Variable {
+                    span,
+                    pos: token.pos,
+                    ident,
+                }
             }
             ItemType::Field => Node::Field {
                 span,
+                pos: token.pos,
                 ident: token.val[1..].split('.').map(Arc::from).collect(),
             },
             ItemType::Bool => Node::Bool {
@@ -868,7 +881,11 @@ impl<'a> Parser<'a, '_> {
     fn new_variable(&mut self, v: &Item<'a>) -> NodeId {
         let span = self.span_of(v);
         let ident = v.val.split('.').map(Arc::from).collect();
-        self.push(Node::Variable { span, ident })
+        self.push(Node::Variable {
+            span,
+            pos: v.pos,
+            ident,
+        })
     }
 }
 

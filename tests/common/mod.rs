@@ -136,8 +136,13 @@ pub fn json_to_value(v: &serde_json::Value) -> Value {
 }
 
 /// Builds the set and data for a fixture and runs it: `Ok(output)` or the error's
-/// Display text plus its kind.
+/// kind and Display text.
 pub fn run_fixture(fx: &Fixture) -> Result<String, (String, String)> {
+    run_fixture_full(fx).map_err(|e| (format!("{:?}", e.kind), e.to_string()))
+}
+
+/// Like [`run_fixture`], keeping the structured error.
+pub fn run_fixture_full(fx: &Fixture) -> Result<String, stackproof::template::Error> {
     let mut reg = Registry::new();
     reg.register(if fx.level == LanguageLevel::Go122 {
         control::HELM3
@@ -146,9 +151,8 @@ pub fn run_fixture(fx: &Fixture) -> Result<String, (String, String)> {
     });
     let opts = Options::new(fx.level, fx.missing_key);
     let mut set = TemplateSet::new("gotpl", Arc::new(reg), opts);
-    for (name, text) in &fx.templates {
-        set.parse(&chart_name(name), text)
-            .map_err(|e| (format!("{:?}", e.kind), e.to_string()))?;
+    for (name, text) in helm_order(&fx.templates) {
+        set.parse(&chart_name(name), text)?;
     }
     let values = match yaml_to_value(&fx.data) {
         Value::Map(m) => Value::Map(m.retyped(MapType::Named("chartutil.Values"))),
@@ -157,5 +161,19 @@ pub fn run_fixture(fx: &Fixture) -> Result<String, (String, String)> {
     let top = Map::with_type(MapType::Named("chartutil.Values"));
     top.insert("Values", values);
     set.execute(&chart_name(&fx.exec), &Value::Map(top), &Host::default())
-        .map_err(|e| (format!("{:?}", e.kind), e.to_string()))
+}
+
+/// Helm's parse order (`sortTemplates`): by number of `/`, then byte order, all
+/// reversed; later definitions win.
+pub fn helm_order(templates: &[(String, String)]) -> Vec<(&str, &str)> {
+    let mut v: Vec<(String, &str, &str)> = templates
+        .iter()
+        .map(|(n, t)| (chart_name(n), n.as_str(), t.as_str()))
+        .collect();
+    v.sort_by(|a, b| {
+        let (ca, cb) = (a.0.matches('/').count(), b.0.matches('/').count());
+        ca.cmp(&cb).then_with(|| a.0.as_bytes().cmp(b.0.as_bytes()))
+    });
+    v.reverse();
+    v.into_iter().map(|(_, n, t)| (n, t)).collect()
 }
