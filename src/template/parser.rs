@@ -76,6 +76,8 @@ pub struct Parser<'a, 'f> {
     /// Templates completed so far in this parse (Go's `treeSet`).
     tree_set: HashMap<Arc<str>, NodeId>,
     order: Vec<Arc<str>>,
+    /// Line of the first token of the pipeline parsed last (Go's `PipeNode.Line`).
+    pipe_line: usize,
 }
 
 /// Parses `source` as the template `name`.
@@ -107,6 +109,7 @@ pub fn parse(
         source: source.clone(),
         tree_set: HashMap::new(),
         order: Vec::new(),
+        pipe_line: 0,
     };
     let root = p.parse_top()?;
     p.add(name.clone(), root)?;
@@ -323,7 +326,7 @@ impl<'a> Parser<'a, '_> {
             }
             let n = self.text_or_action()?;
             match n {
-                Parsed1::End(s) | Parsed1::Else(s, _, _) => {
+                Parsed1::End(s) | Parsed1::Else(s, _) => {
                     return Err(self.errorf(format!("unexpected {s}")));
                 }
                 Parsed1::Node(n) => list.push(n),
@@ -343,7 +346,7 @@ impl<'a> Parser<'a, '_> {
             self.ctx.name = Arc::from(n.as_str());
             self.expect(ItemType::RightDelim, context)?;
             let (root, end) = self.item_list()?;
-            if let Parsed1::Else(s, _, _) = end {
+            if let Parsed1::Else(s, _) = end {
                 return Err(self.errorf(format!("unexpected {s} in {context}")));
             }
             let nm = self.ctx.name.clone();
@@ -444,6 +447,7 @@ impl<'a> Parser<'a, '_> {
     fn pipeline(&mut self, context: &str, end: ItemType) -> PResult<NodeId> {
         let token = self.peek_non_space();
         let pos = token.pos;
+        self.pipe_line = token.line;
         let mut decl: Vec<NodeId> = Vec::new();
         let mut is_assign = false;
         let mut cmds: Vec<NodeId> = Vec::new();
@@ -555,6 +559,7 @@ impl<'a> Parser<'a, '_> {
 
     fn branch_inner(&mut self, context: &str, delim_pos: usize) -> PResult<NodeId> {
         let pipe = self.pipeline(context, ItemType::RightDelim)?;
+        let pipe_line = self.pipe_line;
         if context == "range" {
             self.ctx.range_depth += 1;
         }
@@ -566,7 +571,7 @@ impl<'a> Parser<'a, '_> {
         let mut else_list = None;
         match next {
             Parsed1::End(_) => {}
-            Parsed1::Else(_, else_pos, _) => {
+            Parsed1::Else(_, else_pos) => {
                 let chained = if context == "if" && self.peek().typ == ItemType::If {
                     Some("if")
                 } else if context == "with"
@@ -586,7 +591,7 @@ impl<'a> Parser<'a, '_> {
                     }));
                 } else {
                     let (l, next) = self.item_list()?;
-                    if let Parsed1::Else(s, _, _) = next {
+                    if let Parsed1::Else(s, _) = next {
                         return Err(self.errorf(format!("expected end; found {s}")));
                     }
                     else_list = Some(l);
@@ -595,7 +600,7 @@ impl<'a> Parser<'a, '_> {
             Parsed1::Node(_) => {}
         }
         let (pos, line) = match &self.nodes[pipe.0 as usize] {
-            Node::Pipe { pos, .. } => (*pos, self.line_of(*pos)),
+            Node::Pipe { pos, .. } => (*pos, pipe_line),
             _ => (delim_pos, 0),
         };
         let b = Branch {
@@ -613,13 +618,6 @@ impl<'a> Parser<'a, '_> {
         }))
     }
 
-    fn line_of(&self, pos: usize) -> usize {
-        1 + self.src.as_bytes()[..pos.min(self.src.len())]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-    }
-
     fn end_control(&mut self) -> PResult<Parsed1> {
         let t = self.expect(ItemType::RightDelim, "end")?;
         Ok(Parsed1::End(self.delim_word("end", &t)))
@@ -629,11 +627,11 @@ impl<'a> Parser<'a, '_> {
         let peek = self.peek_non_space();
         if peek.typ == ItemType::If || (self.level.else_with() && peek.typ == ItemType::With) {
             let s = self.delim_word("else", &peek);
-            return Ok(Parsed1::Else(s, peek.pos, peek.line));
+            return Ok(Parsed1::Else(s, peek.pos));
         }
         let t = self.expect(ItemType::RightDelim, "else")?;
         let s = self.delim_word("else", &t);
-        Ok(Parsed1::Else(s, t.pos, t.line))
+        Ok(Parsed1::Else(s, t.pos))
     }
 
     fn delim_word(&self, word: &str, _t: &Item<'a>) -> String {
@@ -662,7 +660,7 @@ impl<'a> Parser<'a, '_> {
         let body = self.item_list();
         let inner = std::mem::replace(&mut self.ctx, outer);
         let (root, end) = body?;
-        if let Parsed1::Else(s, _, _) = end {
+        if let Parsed1::Else(s, _) = end {
             return Err(self.errorf(format!("unexpected {s} in {context}")));
         }
         let saved = std::mem::replace(&mut self.ctx, inner);
@@ -894,7 +892,7 @@ impl<'a> Parser<'a, '_> {
 enum Parsed1 {
     Node(NodeId),
     End(String),
-    Else(String, usize, usize),
+    Else(String, usize),
 }
 
 /// Go's `newNumber`: every valid reading of a number literal.
