@@ -7,6 +7,7 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod control;
 pub mod helmfile;
 
 use crate::template::Registry;
@@ -33,7 +34,11 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
+    match flavor {
+        Flavor::Helm3 => r.register(control::HELM3),
+        Flavor::Helm4 => r.register(control::HELM4),
+        Flavor::Helmfile => &mut r,
+    };
     r
 }
 
