@@ -7,6 +7,9 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod codec;
+pub mod json;
+
 use crate::template::Registry;
 
 /// Which program's function set to build.
@@ -22,7 +25,7 @@ pub enum Flavor {
 
 /// Every Sprig family, in registration order.
 fn sprig(r: &mut Registry) {
-    let _ = r;
+    r.register(json::SPRIG_FUNCS);
 }
 
 /// The functions Helm templates see.
@@ -31,7 +34,10 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
+    match flavor {
+        Flavor::Helm4 => r.register(json::HELM4_FUNCS),
+        _ => r.register(json::HELM_FUNCS),
+    };
     r
 }
 
