@@ -797,25 +797,26 @@ impl Builder<'_> {
         self.data.get(self.pos).copied().unwrap_or(0)
     }
 
-    /// Where the value being built sits (`.a.0.b`), and whether its container is an
-    /// object, for json/v2's type error messages.
+    /// Where the value being built sits, as json/v2 names it in type errors: the
+    /// JSON Pointer tokens (`~0`, `~1` escaped) joined with dots, and whether the
+    /// innermost container is an object.
     fn path(&self) -> (String, bool) {
-        let mut p = String::new();
+        let mut tokens = Vec::with_capacity(self.stack.len());
         let mut in_object = false;
         for f in &self.stack {
-            p.push('.');
             match f {
                 Frame::Array(items) => {
-                    p.push_str(&items.len().to_string());
+                    tokens.push(items.len().to_string());
                     in_object = false;
                 }
                 Frame::Object(_, key) => {
-                    p.push_str(key.as_deref().unwrap_or(""));
+                    let k = key.as_deref().unwrap_or("");
+                    tokens.push(k.replace('~', "~0").replace('/', "~1"));
                     in_object = true;
                 }
             }
         }
-        (p, in_object)
+        (tokens.join("."), in_object)
     }
 
     fn number(&mut self) -> Value {
@@ -841,8 +842,8 @@ impl Builder<'_> {
                 Dialect::V1 => "Go value".to_string(),
                 Dialect::V2 => match self.path() {
                     (p, _) if p.is_empty() => "Go value".to_string(),
-                    (p, true) => format!("Go struct field {p}"),
-                    (p, false) => p,
+                    (p, true) => format!("Go struct field .{p}"),
+                    (p, false) => format!(".{p}"),
                 },
             };
             self.error = Some(JsonError::UnmarshalType(format!(
