@@ -8,6 +8,7 @@
 //! line in the builders below.
 
 pub mod codec;
+pub mod helmfile;
 pub mod json;
 
 use crate::template::Registry;
@@ -45,5 +46,6 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
     sprig(&mut r);
+    helmfile::register(&mut r);
     r
 }
