@@ -7,8 +7,10 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod codec;
 pub mod control;
 pub mod helmfile;
+pub mod json;
 
 use crate::template::Registry;
 
@@ -25,7 +27,7 @@ pub enum Flavor {
 
 /// Every Sprig family, in registration order.
 fn sprig(r: &mut Registry) {
-    let _ = r;
+    r.register(json::SPRIG_FUNCS);
 }
 
 /// The functions Helm templates see.
@@ -34,6 +36,11 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
+    // Helm's own functions, registered over Sprig's of the same name.
+    match flavor {
+        Flavor::Helm4 => r.register(json::HELM4_FUNCS),
+        _ => r.register(json::HELM_FUNCS),
+    };
     match flavor {
         Flavor::Helm3 => r.register(control::HELM3),
         Flavor::Helm4 => r.register(control::HELM4),
