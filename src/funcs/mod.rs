@@ -11,6 +11,8 @@ pub mod codec;
 pub mod control;
 pub mod helmfile;
 pub mod json;
+pub mod toml;
+pub mod yaml;
 
 use crate::template::Registry;
 
@@ -46,6 +48,12 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
         Flavor::Helm4 => r.register(control::HELM4),
         Flavor::Helmfile => &mut r,
     };
+    r.register(yaml::HELM_FUNCS);
+    r.register(toml::HELM_FUNCS);
+    if flavor == Flavor::Helm4 {
+        r.register(yaml::HELM4_FUNCS);
+        r.register(toml::HELM4_FUNCS);
+    }
     r
 }
 
@@ -53,6 +61,7 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
     sprig(&mut r);
+    r.register(yaml::HELMFILE_FUNCS);
     helmfile::register(&mut r);
     r
 }

@@ -1,4 +1,6 @@
-//! Serialisation formats implemented the way the Go libraries behind Sprig, Helm and
-//! Helmfile implement them, so that encoded text and decoding errors match byte for byte.
+//! Serialisation codecs shared by the function families and the chart and Helmfile
+//! loaders. Each reproduces a Go library's exact behaviour (texts, numbers, errors), so
+//! that encoded text and decoding errors match the real tools byte for byte.
 
 pub mod json;
+pub mod yaml;
