@@ -9,6 +9,14 @@
 
 use crate::template::Registry;
 
+pub mod certs;
+pub mod crypto;
+pub mod dates;
+pub mod encoding;
+pub mod env;
+pub mod network;
+pub mod random;
+
 /// Which program's function set to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
@@ -22,7 +30,19 @@ pub enum Flavor {
 
 /// Every Sprig family, in registration order.
 fn sprig(r: &mut Registry) {
-    let _ = r;
+    r.register(dates::FUNCS)
+        .register(encoding::FUNCS)
+        .register(crypto::FUNCS)
+        .register(certs::FUNCS)
+        .register(random::FUNCS)
+        .register(network::FUNCS)
+        .register(env::FUNCS);
+}
+
+/// What Helm 4 adds or changes: Sprig 3.3.0 additions and Go 1.25 behaviour.
+fn sprig_helm4(r: &mut Registry) {
+    r.register(crypto::FUNCS_SPRIG_3_3)
+        .register(certs::FUNCS_GO125);
 }
 
 /// The functions Helm templates see.
@@ -31,7 +51,9 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
+    if flavor == Flavor::Helm4 {
+        sprig_helm4(&mut r);
+    }
     r
 }
 
