@@ -47,14 +47,42 @@ fn time(label: &str, runs: u64, func: &str, args: &[Value]) {
         }
         total += start.elapsed().as_secs_f64();
     }
-    println!("{label:<28} {:>9.1} ms/call ({runs} runs)", total * 1000.0 / runs as f64);
+    println!(
+        "{label:<28} {:>9.1} ms/call ({runs} runs)",
+        total * 1000.0 / runs as f64
+    );
 }
 
 fn main() {
-    time("genCA (RSA 2048)", 10, "genCA", &[Value::from("ca"), Value::int(365)]);
-    time("genPrivateKey rsa (4096)", 5, "genPrivateKey", &[Value::from("rsa")]);
-    time("genPrivateKey ecdsa", 20, "genPrivateKey", &[Value::from("ecdsa")]);
-    time("genPrivateKey ed25519", 20, "genPrivateKey", &[Value::from("ed25519")]);
-    time("genPrivateKey dsa", 3, "genPrivateKey", &[Value::from("dsa")]);
+    time(
+        "genCA (RSA 2048)",
+        10,
+        "genCA",
+        &[Value::from("ca"), Value::int(365)],
+    );
+    time(
+        "genPrivateKey rsa (4096)",
+        5,
+        "genPrivateKey",
+        &[Value::from("rsa")],
+    );
+    time(
+        "genPrivateKey ecdsa",
+        20,
+        "genPrivateKey",
+        &[Value::from("ecdsa")],
+    );
+    time(
+        "genPrivateKey ed25519",
+        20,
+        "genPrivateKey",
+        &[Value::from("ed25519")],
+    );
+    time(
+        "genPrivateKey dsa",
+        3,
+        "genPrivateKey",
+        &[Value::from("dsa")],
+    );
     time("bcrypt (cost 10)", 5, "bcrypt", &[Value::from("pw")]);
 }

@@ -712,7 +712,10 @@ mod tests {
         assert_eq!(x.subject().to_string(), "CN=my-ca");
         assert_eq!(x.issuer().to_string(), "CN=my-ca");
         assert!(x.tbs_certificate.serial.bits() <= 128);
-        assert_eq!(x.signature_algorithm.algorithm.to_id_string(), "1.2.840.113549.1.1.11");
+        assert_eq!(
+            x.signature_algorithm.algorithm.to_id_string(),
+            "1.2.840.113549.1.1.11"
+        );
         // RSA 2048 as in Sprig's generateCertificateAuthority.
         match x.public_key().parsed() {
             Ok(x509_parser::public_key::PublicKey::RSA(k)) => assert_eq!(k.key_size(), 2048),
@@ -726,8 +729,14 @@ mod tests {
                 .find(|e| e.oid.to_id_string() == oid)
                 .map(|e| (e.critical, e.value.to_vec()))
         };
-        assert_eq!(raw(&x, "2.5.29.15"), Some((true, vec![0x03, 0x02, 0x02, 0xa4])));
-        assert_eq!(raw(&x, "2.5.29.19"), Some((true, vec![0x30, 0x03, 0x01, 0x01, 0xff])));
+        assert_eq!(
+            raw(&x, "2.5.29.15"),
+            Some((true, vec![0x03, 0x02, 0x02, 0xa4]))
+        );
+        assert_eq!(
+            raw(&x, "2.5.29.19"),
+            Some((true, vec![0x30, 0x03, 0x01, 0x01, 0xff]))
+        );
         assert_eq!(
             raw(&x, "2.5.29.37").map(|(c, v)| (c, v.len())),
             Some((false, 22))
@@ -735,23 +744,42 @@ mod tests {
         let leaf = call(
             &host,
             gen_signed::<false>,
-            &[s("svc"), Value::Nil, Value::list(vec![s("svc.ns.svc")]), Value::int(30), ca],
+            &[
+                s("svc"),
+                Value::Nil,
+                Value::list(vec![s("svc.ns.svc")]),
+                Value::int(30),
+                ca,
+            ],
         )
         .unwrap();
         let leaf_c = cert_of(&leaf);
         let leaf_der = der_of(&leaf_c.cert);
         let (_, l) = X509Certificate::from_der(&leaf_der).unwrap();
         assert!(verifies(&l, &ca_c.key));
-        assert_eq!(raw(&l, "2.5.29.15"), Some((true, vec![0x03, 0x02, 0x05, 0xa0])));
+        assert_eq!(
+            raw(&l, "2.5.29.15"),
+            Some((true, vec![0x03, 0x02, 0x05, 0xa0]))
+        );
         assert_eq!(raw(&l, "2.5.29.19"), Some((true, vec![0x30, 0x00])));
         assert_eq!(
             l.validity().not_after.timestamp() - l.validity().not_before.timestamp(),
             30 * 86_400
         );
         // Same seed, same output; another seed, another one.
-        let again = call(&Host::new(11), gen_ca::<false>, &[s("my-ca"), Value::int(365)]).unwrap();
+        let again = call(
+            &Host::new(11),
+            gen_ca::<false>,
+            &[s("my-ca"), Value::int(365)],
+        )
+        .unwrap();
         assert_eq!(cert_of(&again).cert, ca_c.cert);
-        let other = call(&Host::new(12), gen_ca::<false>, &[s("my-ca"), Value::int(365)]).unwrap();
+        let other = call(
+            &Host::new(12),
+            gen_ca::<false>,
+            &[s("my-ca"), Value::int(365)],
+        )
+        .unwrap();
         assert_ne!(cert_of(&other).key, ca_c.key);
     }
 

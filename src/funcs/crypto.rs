@@ -1152,6 +1152,37 @@ mod tests {
     }
 
     #[test]
+    fn large_keys_are_valid_and_sized() {
+        use dsa::signature::{Signer, Verifier};
+        let host = Host::new(21);
+        let pem = with_ctx(&host, |c| s(gen_private_key(c, &strs(&["dsa"]))));
+        assert!(pem.starts_with("-----BEGIN DSA PRIVATE KEY-----\n"));
+        let Ok(PrivKey::Dsa(k)) = parse_private_key_pem(&pem) else {
+            panic!("DSA key does not parse back");
+        };
+        // L2048N256, as Sprig asks of Go's dsa.GenerateParameters.
+        assert_eq!((k.p.len(), k.q.len()), (256, 32));
+        let n = |b: &[u8], bits| rsa::BoxedUint::from_be_slice(b, bits).unwrap();
+        let comps =
+            dsa::Components::from_components(n(&k.p, 2048), n(&k.q, 256), n(&k.g, 2048)).unwrap();
+        let vk = dsa::VerifyingKey::from_components(comps, n(&k.y, 2048)).unwrap();
+        let sk = dsa::SigningKey::from_components(vk.clone(), n(&k.x, 256)).unwrap();
+        // A signature made with x verifies under y only if y = g^x mod p.
+        let sig: dsa::Signature = sk.sign(b"message");
+        assert!(vk.verify(b"message", &sig).is_ok());
+        assert_eq!(pem_for_key(&PrivKey::Dsa(k)).ok(), Some(pem));
+
+        let rsa_pem = with_ctx(&host, |c| s(gen_private_key(c, &strs(&[""]))));
+        let Ok(PrivKey::Rsa(r)) = parse_private_key_pem(&rsa_pem) else {
+            panic!("RSA key does not parse back");
+        };
+        use rsa::traits::PublicKeyParts;
+        // Sprig's genPrivateKey uses RSA 4096.
+        assert_eq!(r.size(), 512);
+        assert!(r.validate().is_ok());
+    }
+
+    #[test]
     fn parse_errors_follow_sprig() {
         assert_eq!(
             parse_private_key_pem("nothing").err().as_deref(),
