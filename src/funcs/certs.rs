@@ -998,6 +998,68 @@ mod tests {
                 gen_self_signed_with_key::<false>,
                 &[
                     s("x"),
+                    Value::list(vec![s("01.2.3.4")]),
+                    Value::Nil,
+                    Value::int(1),
+                    s(&ed_pem)
+                ]
+            )),
+            "error parsing ip: 01.2.3.4"
+        );
+        assert_eq!(
+            err(call(
+                &host,
+                gen_self_signed_with_key::<false>,
+                &[
+                    s("x"),
+                    Value::Nil,
+                    Value::list(vec![s("é.com")]),
+                    Value::int(1),
+                    s(&ed_pem)
+                ]
+            )),
+            "error creating certificate: x509: \"é.com\" cannot be encoded as an IA5String"
+        );
+        let dsa_key = PrivKey::Dsa(crate::funcs::crypto::DsaKey {
+            p: vec![7],
+            q: vec![3],
+            g: vec![2],
+            y: vec![4],
+            x: vec![2],
+        });
+        let dsa_pem = pem_for_key(&dsa_key).unwrap();
+        assert_eq!(
+            err(call(&host, gen_ca_with_key::<false>, &[s("x"), Value::int(1), s(&dsa_pem)])),
+            "error creating certificate: x509: certificate private key does not implement crypto.Signer"
+        );
+        let ec_pem = pem_for_key(&generate_key(&host, KeyKind::Ecdsa).unwrap()).unwrap();
+        let ca = call(
+            &host,
+            gen_ca_with_key::<false>,
+            &[s("ca"), Value::int(1), s(&ec_pem)],
+        )
+        .unwrap();
+        assert_eq!(
+            err(call(
+                &host,
+                gen_signed_with_key::<false>,
+                &[
+                    s("x"),
+                    Value::Nil,
+                    Value::Nil,
+                    Value::int(1),
+                    ca,
+                    s(&dsa_pem)
+                ]
+            )),
+            "error creating certificate: x509: unsupported public key type: *dsa.PublicKey"
+        );
+        assert_eq!(
+            err(call(
+                &host,
+                gen_self_signed_with_key::<false>,
+                &[
+                    s("x"),
                     Value::Nil,
                     Value::list(vec![Value::Bool(true)]),
                     Value::int(1),

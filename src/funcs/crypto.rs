@@ -767,8 +767,25 @@ pub(crate) fn parse_private_key_pem(text: &str) -> Result<PrivKey, String> {
     }
 }
 
+/// Go's asn1 complaint when a SEQUENCE has fewer elements than the structure needs.
+const SEQUENCE_TRUNCATED: &str = "asn1: syntax error: sequence truncated";
+
+/// The elements of the outer SEQUENCE of `bytes`, at least `min` of them.
+fn sequence_of(bytes: &[u8], min: usize) -> Result<Vec<der::Tlv<'_>>, String> {
+    let (outer, _) = der::expect(bytes, der::SEQUENCE)?;
+    let parts = der::children(outer.content)?;
+    if parts.len() < min {
+        return Err(SEQUENCE_TRUNCATED.to_string());
+    }
+    Ok(parts)
+}
+
 fn parse_pkcs1(bytes: &[u8]) -> Result<PrivKey, String> {
     use rsa::pkcs1::DecodeRsaPrivateKey;
+    if parse_pkcs8(bytes).is_err() && parse_sec1(bytes, None).is_err() {
+        // version, n, e, d, p, q, dp, dq, qinv
+        sequence_of(bytes, 9)?;
+    }
     match rsa::PrivateKey::from_pkcs1_der(bytes) {
         Ok(k) => Ok(PrivKey::Rsa(Box::new(k))),
         Err(_) if parse_pkcs8(bytes).is_ok() => Err(
@@ -784,11 +801,9 @@ fn parse_pkcs1(bytes: &[u8]) -> Result<PrivKey, String> {
 }
 
 fn parse_sec1(bytes: &[u8], curve_from_pkcs8: Option<&[u8]>) -> Result<PrivKey, String> {
-    let (outer, _) = der::expect(bytes, der::SEQUENCE)?;
-    let parts = der::children(outer.content)?;
-    let version = parts
-        .first()
-        .ok_or("x509: failed to parse EC private key")?;
+    let parts =
+        sequence_of(bytes, 2).map_err(|e| format!("x509: failed to parse EC private key: {e}"))?;
+    let version = &parts[0];
     if version.content != [1] {
         return Err(format!(
             "x509: unknown EC private key version {}",
@@ -815,11 +830,7 @@ fn parse_sec1(bytes: &[u8], curve_from_pkcs8: Option<&[u8]>) -> Result<PrivKey, 
 }
 
 fn parse_dsa(bytes: &[u8]) -> Result<PrivKey, String> {
-    let (outer, _) = der::expect(bytes, der::SEQUENCE)?;
-    let parts = der::children(outer.content)?;
-    if parts.len() < 6 {
-        return Err("asn1: syntax error: sequence truncated".to_string());
-    }
+    let parts = sequence_of(bytes, 6)?;
     let n = |i: usize| der::uint_bytes(&parts[i]);
     Ok(PrivKey::Dsa(DsaKey {
         p: n(1)?,
@@ -831,11 +842,8 @@ fn parse_dsa(bytes: &[u8]) -> Result<PrivKey, String> {
 }
 
 fn parse_pkcs8(bytes: &[u8]) -> Result<PrivKey, String> {
-    let (outer, _) = der::expect(bytes, der::SEQUENCE)?;
-    let parts = der::children(outer.content)?;
-    let (Some(alg), Some(key)) = (parts.get(1), parts.get(2)) else {
-        return Err("asn1: syntax error: sequence truncated".to_string());
-    };
+    let parts = sequence_of(bytes, 3)?;
+    let (alg, key) = (&parts[1], &parts[2]);
     let alg_parts = der::children(alg.content)?;
     let alg_oid = alg_parts.first().map(|o| o.raw).unwrap_or(&[]);
     if alg_oid == der::oid(OID_RSA).as_slice() {
@@ -1192,6 +1200,20 @@ mod tests {
         assert_eq!(
             parse_private_key_pem(&cert).err().as_deref(),
             Some("no private key data in PEM block of type CERTIFICATE")
+        );
+        // Texts helm v3.15.3 gives for an empty SEQUENCE in each block type.
+        let empty = |kind: &str| parse_private_key_pem(&pem_encode(kind, &[0x30, 0])).err();
+        assert_eq!(
+            empty("RSA PRIVATE KEY").as_deref(),
+            Some("parsing RSA private key from PEM: asn1: syntax error: sequence truncated")
+        );
+        assert_eq!(
+            empty("PRIVATE KEY").as_deref(),
+            Some("decoding PEM as PKCS#8: asn1: syntax error: sequence truncated")
+        );
+        assert_eq!(
+            empty("EC PRIVATE KEY").as_deref(),
+            Some("parsing EC private key from PEM: x509: failed to parse EC private key: asn1: syntax error: sequence truncated")
         );
         let odd = pem_encode("FOO PRIVATE KEY", &[0x30, 0]);
         assert_eq!(
