@@ -963,6 +963,20 @@ mod tests {
             s(sha256sum(&strs(&["hi"]))),
             "8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4"
         );
+        assert_eq!(
+            s(sha1sum(&strs(&["héllo"]))),
+            "35b5ea45c5e41f78b46a937cc74d41dfea920890"
+        );
+        assert_eq!(
+            s(sha256sum(&strs(&["héllo"]))),
+            "3c48591d8d098a4538f5e013dfcf406e948eac4d3277b10bf614e295d6068179"
+        );
+        // helm v4.3.1 (Sprig 3.3.0).
+        assert_eq!(
+            s(sha512sum(&strs(&["hi"]))),
+            "150a14ed5bea6cc731cf86c41566ac427a8db48ef1b9fd626664b3bfbb99071fa4c922f33dde38719b8c8354e2b7ab9d77e0e67fc12843920a712e73d558e197"
+        );
+        assert_eq!(s(adler32sum(&strs(&["hi"]))), "20644050");
         assert_eq!(s(adler32sum(&strs(&["hello world"]))), "436929629");
         assert_eq!(s(adler32sum(&strs(&[""]))), "1");
         let long = "x".repeat(100_000);

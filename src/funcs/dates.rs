@@ -2332,6 +2332,32 @@ mod tests {
         assert_eq!(zone(&jan5, "Nowhere/Bad"), "2024-01-05 00:00:00 UTC +00:00");
         assert_eq!(zone(&jan5, ""), "2024-01-05 00:00:00 UTC +00:00");
         assert_eq!(zone(&jan5, "Local"), "2024-01-05 00:00:00 UTC +00:00");
+        assert_eq!(
+            text(
+                &ctx_call(
+                    &host,
+                    date_in_zone,
+                    &[
+                        s("2006-01-02 15:04 MST"),
+                        Value::int(86400),
+                        s("Europe/Paris")
+                    ]
+                )
+                .unwrap()
+            ),
+            "1970-01-02 01:00 CET"
+        );
+        assert_eq!(
+            text(
+                &ctx_call(
+                    &host,
+                    date_in_zone,
+                    &[s("15:04 MST"), Value::int(0), s("Local")]
+                )
+                .unwrap()
+            ),
+            "00:00 UTC"
+        );
         let f = "2006-01-02 15:04:05 MST";
         let unix = |v: Value| text(&ctx_call(&host, date_in_zone, &[s(f), v, s("UTC")]).unwrap());
         assert_eq!(unix(Value::int(0)), "1970-01-01 00:00:00 UTC");

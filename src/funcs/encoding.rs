@@ -291,6 +291,7 @@ mod tests {
         assert_eq!(call(b32enc, "hello"), "NBSWY3DP");
         assert_eq!(call(b32enc, ""), "");
         assert_eq!(call(b32enc, "a"), "ME======");
+        assert_eq!(call(b32enc, "héllo"), "NDB2S3DMN4======");
         let cases = [
             ("NBSWY3DP", "hello"),
             ("nbswy3dp", "illegal base32 data at input byte 0"),
