@@ -67,28 +67,32 @@ const NOW_MONOTONIC_NS: i64 = 50_000_000;
 // ---- calendar -----------------------------------------------------------------------
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (month 1..=12, any day).
+/// Arithmetic wraps instead of panicking: templates can ask for absurd dates, and Go
+/// wraps silently too.
 pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
+    let y = if m <= 2 { y.wrapping_sub(1) } else { y };
     let era = y.div_euclid(400);
-    let yoe = y - era * 400;
+    let yoe = y.rem_euclid(400);
     let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    let doy = ((153 * mp + 2) / 5).wrapping_add(d).wrapping_sub(1);
+    let doe = (yoe * 365 + yoe / 4 - yoe / 100).wrapping_add(doy);
+    era.wrapping_mul(146_097)
+        .wrapping_add(doe)
+        .wrapping_sub(719_468)
 }
 
 /// (year, month, day) of a day count since 1970-01-01.
 pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
+    let z = z.wrapping_add(719_468);
     let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
+    let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
+    let y = yoe.wrapping_add(era.wrapping_mul(400));
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    (if m <= 2 { y.wrapping_add(1) } else { y }, m, d)
 }
 
 /// UTC calendar fields of a Unix time: (year, month, day, hour, minute, second).
@@ -251,18 +255,24 @@ impl GoTime {
         nsec: i64,
         loc: Loc,
     ) -> GoTime {
-        let m0 = month - 1;
-        let year = year + m0.div_euclid(12);
+        let m0 = month.wrapping_sub(1);
+        let year = year.wrapping_add(m0.div_euclid(12));
         let month = m0.rem_euclid(12) + 1;
-        let sec = sec + nsec.div_euclid(1_000_000_000);
+        let sec = sec.wrapping_add(nsec.div_euclid(1_000_000_000));
         let nsec = nsec.rem_euclid(1_000_000_000);
-        let days = days_from_civil(year, month, 1) + day - 1;
-        let mut unix = days * 86_400 + hour * 3600 + min * 60 + sec;
+        let days = days_from_civil(year, month, 1)
+            .wrapping_add(day)
+            .wrapping_sub(1);
+        let mut unix = days
+            .wrapping_mul(86_400)
+            .wrapping_add(hour.wrapping_mul(3600))
+            .wrapping_add(min.wrapping_mul(60))
+            .wrapping_add(sec);
         let (_, off) = loc.lookup(unix);
         if off != 0 {
-            let guess = unix - i64::from(off);
+            let guess = unix.wrapping_sub(i64::from(off));
             let (_, off2) = loc.lookup(guess);
-            unix -= i64::from(off2);
+            unix = unix.wrapping_sub(i64::from(off2));
         }
         GoTime {
             unix,
@@ -316,7 +326,7 @@ impl GoTime {
     /// Abbreviation, offset and the shifted seconds used for calendar fields.
     fn local(&self) -> (String, i32, i64) {
         let (name, off) = self.loc.lookup(self.unix);
-        (name, off, self.unix + i64::from(off))
+        (name, off, self.unix.wrapping_add(i64::from(off)))
     }
 
     fn fields(&self) -> Fields {
@@ -1717,9 +1727,9 @@ impl Object for TimeValue {
                 want(3)?;
                 let n = |i: usize| int_of(&args[i]).ok_or_else(|| wrong_arg(name, "int", &args[i]));
                 let mut r = GoTime::date(
-                    f.year + n(0)?,
-                    f.month + n(1)?,
-                    f.day + n(2)?,
+                    f.year.wrapping_add(n(0)?),
+                    f.month.wrapping_add(n(1)?),
+                    f.day.wrapping_add(n(2)?),
                     f.hour,
                     f.min,
                     f.sec,
@@ -2521,6 +2531,25 @@ mod tests {
         .unwrap();
         let Value::Object(h) = &half else { panic!() };
         assert_eq!(text(&h.to_json_value()), "2024-03-05T10:11:12.5+02:00");
+    }
+
+    #[test]
+    fn absurd_instants_do_not_panic() {
+        let host = Host::new(0);
+        for v in [i64::MAX, i64::MIN, i64::MAX - 1] {
+            let out = ctx_call(
+                &host,
+                date_in_zone,
+                &[s("2006-01-02 MST"), Value::int64(v), s("Asia/Kolkata")],
+            );
+            assert!(out.is_ok());
+        }
+        let t = to_date(&[s("2006-01-02"), s("2024-03-05")]).unwrap();
+        let Value::Object(o) = &t else { panic!() };
+        let big = Value::int(i64::MAX);
+        assert!(o
+            .call_method("AddDate", &[big.clone(), big.clone(), big])
+            .is_ok());
     }
 
     #[test]
