@@ -146,5 +146,13 @@ mod tests {
         assert_eq!(run(expandenv, "$1 ${#} $$"), "  ");
         assert_eq!(run(expandenv, "no vars"), "no vars");
         assert_eq!(run(expandenv, "é$X"), "éenvval");
+        // The same pieces in one string, as helmfile 0.166 expanded it (X=envval, A_B=ab).
+        assert_eq!(
+            run(
+                expandenv,
+                "$X-x|${X}y|${A_B}|$A_B|$ trailing $|a${}b|a${Xb|$1 ${#} $$|é$X"
+            ),
+            "envval-x|envvaly|ab|ab|$ trailing $|ab|a |éenvval"
+        );
     }
 }
