@@ -177,8 +177,7 @@ impl Loc {
                     let off = tz.offset_from_utc_datetime(&dt.naive_utc());
                     let secs = off.fix().local_minus_utc();
                     let abbr = chrono_tz::OffsetName::abbreviation(&off)
-                        .map(str::to_string)
-                        .unwrap_or_default();
+                        .map_or_else(|| numeric_abbreviation(secs), str::to_string);
                     (abbr, secs)
                 }
                 None => ("UTC".to_string(), 0),
@@ -194,6 +193,19 @@ impl Loc {
             Loc::Fixed { name, .. } => name.to_string(),
             Loc::Tz(tz) => tz.name().to_string(),
         }
+    }
+}
+
+/// The name zic gives zones the database leaves unnamed (`%z`): `-03`, `+0545`.
+/// chrono-tz reports no abbreviation for those; Go reads zic's output.
+fn numeric_abbreviation(offset: i32) -> String {
+    let sign = if offset < 0 { '-' } else { '+' };
+    let a = offset.unsigned_abs();
+    let (h, m, sec) = (a / 3600, a / 60 % 60, a % 60);
+    match (m, sec) {
+        (0, 0) => format!("{sign}{h:02}"),
+        (_, 0) => format!("{sign}{h:02}{m:02}"),
+        _ => format!("{sign}{h:02}{m:02}{sec:02}"),
     }
 }
 
@@ -2550,6 +2562,131 @@ mod tests {
         assert!(o
             .call_method("AddDate", &[big.clone(), big.clone(), big])
             .is_ok());
+    }
+
+    #[test]
+    fn zone_abbreviations_match_go_zoneinfo() {
+        // helm v3.15.3 on Debian's zoneinfo.
+        let cases: &[(&str, i64, &str, &str)] = &[
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Europe/London",
+                "2024-07-03 10:46:40 BST +01:00",
+            ),
+            ("MST -07:00", 1700000000, "Europe/London", "GMT +00:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Asia/Tokyo",
+                "2024-07-03 18:46:40 JST +09:00",
+            ),
+            ("MST -07:00", 1700000000, "Asia/Tokyo", "JST +09:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Australia/Sydney",
+                "2024-07-03 19:46:40 AEST +10:00",
+            ),
+            ("MST -07:00", 1700000000, "Australia/Sydney", "AEDT +11:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "America/Sao_Paulo",
+                "2024-07-03 06:46:40 -03 -03:00",
+            ),
+            ("MST -07:00", 1700000000, "America/Sao_Paulo", "-03 -03:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Asia/Shanghai",
+                "2024-07-03 17:46:40 CST +08:00",
+            ),
+            ("MST -07:00", 1700000000, "Asia/Shanghai", "CST +08:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "America/Los_Angeles",
+                "2024-07-03 02:46:40 PDT -07:00",
+            ),
+            (
+                "MST -07:00",
+                1700000000,
+                "America/Los_Angeles",
+                "PST -08:00",
+            ),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Asia/Singapore",
+                "2024-07-03 17:46:40 +08 +08:00",
+            ),
+            ("MST -07:00", 1700000000, "Asia/Singapore", "+08 +08:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Africa/Johannesburg",
+                "2024-07-03 11:46:40 SAST +02:00",
+            ),
+            (
+                "MST -07:00",
+                1700000000,
+                "Africa/Johannesburg",
+                "SAST +02:00",
+            ),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Asia/Kathmandu",
+                "2024-07-03 15:31:40 +0545 +05:45",
+            ),
+            ("MST -07:00", 1700000000, "Asia/Kathmandu", "+0545 +05:45"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "America/St_Johns",
+                "2024-07-03 07:16:40 NDT -02:30",
+            ),
+            ("MST -07:00", 1700000000, "America/St_Johns", "NST -03:30"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Etc/GMT+3",
+                "2024-07-03 06:46:40 -03 -03:00",
+            ),
+            ("MST -07:00", 1700000000, "Etc/GMT+3", "-03 -03:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "EST5EDT",
+                "2024-07-03 05:46:40 EDT -04:00",
+            ),
+            ("MST -07:00", 1700000000, "EST5EDT", "EST -05:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "US/Eastern",
+                "2024-07-03 05:46:40 EDT -04:00",
+            ),
+            ("MST -07:00", 1700000000, "US/Eastern", "EST -05:00"),
+            (
+                "2006-01-02 15:04:05 MST -07:00",
+                1720000000,
+                "Zulu",
+                "2024-07-03 09:46:40 UTC +00:00",
+            ),
+            ("MST -07:00", 1700000000, "Zulu", "UTC +00:00"),
+        ];
+        let host = Host::new(0);
+        for (layout, unix, zone, want) in cases {
+            let out = ctx_call(
+                &host,
+                date_in_zone,
+                &[s(layout), Value::int64(*unix), s(zone)],
+            )
+            .unwrap();
+            assert_eq!(&text(&out), want, "{zone} at {unix}");
+        }
     }
 
     #[test]
