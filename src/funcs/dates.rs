@@ -59,6 +59,26 @@ pub static FUNCS: &[FuncDef] = &[
     FuncDef::ctx("ago", &[Ty::Any], None, ago).nondeterministic(),
 ];
 
+/// Helm 4's duration helpers (`pkg/engine/funcs.go`): conversions between template
+/// values and `time.Duration`, built on the same Go duration semantics as Sprig's.
+pub static FUNCS_HELM4: &[FuncDef] = &[
+    FuncDef::plain("mustToDuration", &[Ty::Any], must_to_duration),
+    FuncDef::plain("durationSeconds", &[Ty::Any], duration_seconds),
+    FuncDef::plain("durationMilliseconds", &[Ty::Any], duration_milliseconds),
+    FuncDef::plain("durationMicroseconds", &[Ty::Any], duration_microseconds),
+    FuncDef::plain("durationNanoseconds", &[Ty::Any], duration_nanoseconds),
+    FuncDef::plain("durationMinutes", &[Ty::Any], duration_minutes),
+    FuncDef::plain("durationHours", &[Ty::Any], duration_hours),
+    FuncDef::plain("durationDays", &[Ty::Any], duration_days),
+    FuncDef::plain("durationWeeks", &[Ty::Any], duration_weeks),
+    FuncDef::plain("durationRoundTo", &[Ty::Any, Ty::Any], duration_round_to),
+    FuncDef::plain(
+        "durationTruncateTo",
+        &[Ty::Any, Ty::Any],
+        duration_truncate_to,
+    ),
+];
+
 /// The monotonic clock reading `now` carries (Go prints it as ` m=+0.050000000`).
 /// Real Helm shows the seconds since its process started; any fixed value keeps the
 /// shape and the reproducibility.
@@ -1603,7 +1623,8 @@ pub fn time_value(t: GoTime) -> Value {
     Value::Object(Arc::new(TimeValue(t)))
 }
 
-fn duration_value(d: i64) -> Value {
+/// A `time.Duration` value.
+pub fn duration_value(d: i64) -> Value {
     Value::Object(Arc::new(DurationValue(d)))
 }
 
@@ -2114,6 +2135,161 @@ fn ago(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
         since,
         SECOND as i64,
     ))))
+}
+
+// ---- Helm 4 duration helpers ---------------------------------------------------------
+
+/// Helm's `asDuration`: a `time.Duration`, a duration string, a number of seconds as a
+/// string, an integer or a float.
+fn as_duration(v: &Value) -> Result<i64, String> {
+    const MAX_SECS: i64 = i64::MAX / 1_000_000_000;
+    const MIN_SECS: i64 = i64::MIN / 1_000_000_000;
+    let from_float = |f: f64| -> Result<i64, String> {
+        if !f.is_finite() {
+            return Err(format!(
+                "invalid duration seconds: {}",
+                crate::template::fmt::format_float(f, b'g', -1)
+            ));
+        }
+        if f > i64::MAX as f64 / 1e9 || f < i64::MIN as f64 / 1e9 {
+            return Err(format!(
+                "duration seconds overflow: {}",
+                crate::template::fmt::format_float(f, b'g', -1)
+            ));
+        }
+        let nanos = f * 1e9;
+        if nanos > i64::MAX as f64 || nanos < i64::MIN as f64 {
+            return Err(format!(
+                "duration nanoseconds overflow: {}",
+                crate::template::fmt::format_float(nanos, b'g', -1)
+            ));
+        }
+        Ok(nanos as i64)
+    };
+    match v {
+        Value::Object(o) => match o.as_any().downcast_ref::<DurationValue>() {
+            Some(d) => Ok(d.0),
+            None => Err(format!("unsupported duration type {}", v.type_name())),
+        },
+        Value::String(s) => {
+            let t = s.trim();
+            if t.is_empty() {
+                return Err("empty duration".to_string());
+            }
+            if let Ok(d) = parse_duration(t) {
+                return Ok(d);
+            }
+            match t.parse::<f64>() {
+                Ok(f) => from_float(f),
+                Err(_) => Err(format!(
+                    "could not parse duration {}",
+                    crate::template::fmt::quote(s)
+                )),
+            }
+        }
+        Value::Nil => Err("invalid duration".to_string()),
+        Value::Int(i, _) => {
+            if *i > MAX_SECS || *i < MIN_SECS {
+                Err(format!("duration seconds overflow: {i}"))
+            } else {
+                Ok(i * 1_000_000_000)
+            }
+        }
+        Value::Uint(u, _) => {
+            if *u > MAX_SECS as u64 {
+                Err(format!("duration seconds overflow: {u}"))
+            } else {
+                Ok(*u as i64 * 1_000_000_000)
+            }
+        }
+        Value::Float(f) => from_float(*f),
+        other => Err(format!("unsupported duration type {}", other.type_name())),
+    }
+}
+
+fn first_duration(args: &[Value]) -> Option<i64> {
+    as_duration(args.first().unwrap_or(nil())).ok()
+}
+
+/// Go's `Duration` to float conversions: whole units plus the remainder as a fraction.
+fn in_units(d: i64, unit: i64) -> f64 {
+    (d / unit) as f64 + (d % unit) as f64 / unit as f64
+}
+
+fn must_to_duration(args: &[Value]) -> FuncResult {
+    as_duration(args.first().unwrap_or(nil()))
+        .map(duration_value)
+        .map_err(FuncError::call)
+}
+
+fn duration_seconds(args: &[Value]) -> FuncResult {
+    Ok(Value::Float(
+        first_duration(args).map_or(0.0, |d| in_units(d, SECOND as i64)),
+    ))
+}
+
+fn duration_milliseconds(args: &[Value]) -> FuncResult {
+    Ok(Value::int64(
+        first_duration(args).map_or(0, |d| d / 1_000_000),
+    ))
+}
+
+fn duration_microseconds(args: &[Value]) -> FuncResult {
+    Ok(Value::int64(first_duration(args).map_or(0, |d| d / 1_000)))
+}
+
+fn duration_nanoseconds(args: &[Value]) -> FuncResult {
+    Ok(Value::int64(first_duration(args).unwrap_or(0)))
+}
+
+fn duration_minutes(args: &[Value]) -> FuncResult {
+    Ok(Value::Float(
+        first_duration(args).map_or(0.0, |d| in_units(d, MINUTE as i64)),
+    ))
+}
+
+fn duration_hours(args: &[Value]) -> FuncResult {
+    Ok(Value::Float(
+        first_duration(args).map_or(0.0, |d| in_units(d, HOUR as i64)),
+    ))
+}
+
+fn duration_days(args: &[Value]) -> FuncResult {
+    Ok(Value::Float(
+        first_duration(args).map_or(0.0, |d| in_units(d, HOUR as i64) / 24.0),
+    ))
+}
+
+fn duration_weeks(args: &[Value]) -> FuncResult {
+    Ok(Value::Float(
+        first_duration(args).map_or(0.0, |d| in_units(d, HOUR as i64) / 24.0 / 7.0),
+    ))
+}
+
+/// `durationRoundTo` / `durationTruncateTo`: 0 for a bad value, the value unchanged
+/// for a bad multiple.
+fn round_or_truncate(args: &[Value], round: bool) -> FuncResult {
+    let Some(d) = first_duration(args) else {
+        return Ok(duration_value(0));
+    };
+    let Ok(m) = as_duration(args.get(1).unwrap_or(nil())) else {
+        return Ok(duration_value(d));
+    };
+    Ok(duration_value(if round {
+        round_duration(d, m)
+    } else if m <= 0 {
+        d
+    } else {
+        d - d % m
+    }))
+}
+
+fn duration_round_to(args: &[Value]) -> FuncResult {
+    round_or_truncate(args, true)
+}
+
+fn duration_truncate_to(args: &[Value]) -> FuncResult {
+    round_or_truncate(args, false)
 }
 
 #[cfg(test)]
@@ -2687,6 +2863,72 @@ mod tests {
             .unwrap();
             assert_eq!(&text(&out), want, "{zone} at {unix}");
         }
+    }
+
+    #[test]
+    fn helm4_duration_helpers_match_helm() {
+        let one = |f: fn(&[Value]) -> FuncResult, v: Value| text(&f(&[v]).unwrap());
+        // Go's %v of the result, as the template prints it.
+        let v = |r: FuncResult| crate::template::fmt::format_value(&r.unwrap());
+        // helm v4.3.1 outputs.
+        assert_eq!(v(duration_seconds(&[s("1m")])), "60");
+        assert_eq!(one(must_to_duration, s("90")), "1m30s");
+        assert_eq!(
+            text(&duration_round_to(&[s("2h13m"), s("30m")]).unwrap()),
+            "2h0m0s"
+        );
+        assert_eq!(v(duration_hours(&[Value::int(7200)])), "2");
+        let d = must_to_duration(&[s("1m")]).unwrap();
+        assert_eq!(d.type_name(), "time.Duration");
+        assert_eq!(
+            must_to_duration(&[s("nope")])
+                .err()
+                .map(|e| e.message().to_string()),
+            Some(r#"could not parse duration "nope""#.to_string())
+        );
+        assert_eq!(
+            must_to_duration(&[Value::Nil])
+                .err()
+                .map(|e| e.message().to_string()),
+            Some("invalid duration".to_string())
+        );
+        assert_eq!(one(must_to_duration, Value::Float(2.5)), "2.5s");
+        assert_eq!(
+            text(&duration_truncate_to(&[s("2h13m"), s("30m")]).unwrap()),
+            "2h0m0s"
+        );
+        assert_eq!(
+            text(&duration_truncate_to(&[s("2h13m"), s("bad")]).unwrap()),
+            "2h13m0s"
+        );
+        assert_eq!(v(duration_milliseconds(&[s("1.5s")])), "1500");
+        assert_eq!(v(duration_seconds(&[s("1.5")])), "1.5");
+        assert_eq!(v(duration_days(&[s("36h")])), "1.5");
+        assert_eq!(v(duration_weeks(&[s("84h")])), "0.5");
+        assert_eq!(v(duration_microseconds(&[s("1ms")])), "1000");
+        assert_eq!(v(duration_nanoseconds(&[Value::int(2)])), "2000000000");
+        assert_eq!(v(duration_minutes(&[s("90s")])), "1.5");
+        assert_eq!(one(must_to_duration, s(" 2m ")), "2m0s");
+        assert_eq!(
+            v(duration_seconds(&[Value::list(vec![Value::int(1)])])),
+            "0"
+        );
+        assert_eq!(v(duration_seconds(&[Value::Nil])), "0");
+        assert_eq!(v(duration_round_to(&[s("2h15m"), s("30m")])), "2h30m0s");
+        assert_eq!(v(duration_round_to(&[s("bad"), s("30m")])), "0s");
+        let err = |x: Value| {
+            must_to_duration(&[x])
+                .err()
+                .map(|e| e.message().to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(err(s("")), "empty duration");
+        assert_eq!(err(Value::Bool(true)), "unsupported duration type bool");
+        assert_eq!(err(s("inf")), "invalid duration seconds: +Inf");
+        assert_eq!(
+            err(Value::Float(1e300)),
+            "duration seconds overflow: 1e+300"
+        );
     }
 
     #[test]

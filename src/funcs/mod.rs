@@ -44,7 +44,8 @@ fn sprig(r: &mut Registry) {
 /// What Helm 4 adds or changes: Sprig 3.3.0 additions and Go 1.25 behaviour.
 fn sprig_helm4(r: &mut Registry) {
     r.register(crypto::FUNCS_SPRIG_3_3)
-        .register(certs::FUNCS_GO125);
+        .register(certs::FUNCS_GO125)
+        .register(dates::FUNCS_HELM4);
 }
 
 /// The functions Helm templates see.
