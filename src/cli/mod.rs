@@ -2,6 +2,8 @@
 //! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
 //! or input errors.
 
+pub mod render;
+
 use clap::{Parser, Subcommand};
 
 /// Prove Helm charts and Helmfile stacks correct before they ship.
@@ -16,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Execute one Go template file with data and print the output.
+    Render(render::RenderArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -33,5 +37,6 @@ pub fn main() -> i32 {
             println!("stackproof {}", env!("CARGO_PKG_VERSION"));
             0
         }
+        Command::Render(args) => render::run(&args),
     }
 }
