@@ -32,9 +32,17 @@
 //! mapping, including a key that an earlier `<<` merge already set, is reported as
 //! `yaml: unmarshal errors:\n  line N: key "a" already set in map`.
 //!
+//! * [`Mode::V2JsonKeys`]: yaml.v2 scalar types kept, keys stringified as
+//!   sigs.k8s.io/yaml does (documents Helm decodes into Go structs, e.g. `Chart.yaml`).
+//!
 //! [`decode_raw`] gives the untouched yaml.v2 result ([`GoValue`], with typed map
-//! keys) for callers that map YAML onto their own structures, and [`parse_documents`]
-//! the node trees.
+//! keys), [`resolve_documents`] node trees with aliases and merges applied and scalar
+//! text, tags and lines kept (for yaml.v2-style struct decoding, e.g. Helmfile state
+//! files, with strict duplicate detection), and [`parse_documents`] the raw trees.
+//!
+//! Errors are [`YamlError`]s: `message` is the Go function's text, `raw` the
+//! innermost library text, and `span`/`line` point at the offending bytes (go-yaml's
+//! own text reports some parser errors one line early, as Go does).
 //!
 //! # Encoding
 //!
@@ -42,7 +50,13 @@
 //! values files): trailing newline kept, integers as integers. [`helm_to_yaml`] is
 //! sigs.k8s.io/yaml `Marshal` (Helm's `toYaml` before it trims one newline): the value
 //! goes through `encoding/json` first, so integral floats print as integers and NaN
-//! fails.
+//! fails. [`encode_v3_pretty`] is Helm 4's `toYamlPretty` (yaml.v3, indent 2).
+//!
+//! Known limits: Go strings may hold invalid UTF-8 (`!!binary` data); here they are
+//! Rust strings, so such bytes become U+FFFD. yaml.v2's key order is not transitive
+//! for some key sets (`0x10`, `1`, `0777`), where Go's output itself varies between
+//! runs. `unicode.IsLetter`/`IsDigit` in the key order are approximated for
+//! non-ASCII text.
 
 mod compose;
 mod decode;
