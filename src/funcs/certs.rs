@@ -626,24 +626,13 @@ fn create(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{Engine, Host};
+    use crate::template::Host;
     use x509_parser::prelude::*;
 
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
+    use crate::template::registry::NullEngine as NoEngine;
 
     fn call(host: &Host, f: crate::template::registry::CtxFn, args: &[Value]) -> FuncResult {
-        let mut engine = NoEngine;
+        let mut engine = NoEngine::default();
         let mut ctx = CallCtx {
             engine: &mut engine,
             host,

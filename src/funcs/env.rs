@@ -90,22 +90,11 @@ pub fn expand(s: &str, mut lookup: impl FnMut(&str) -> String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{Engine, FuncError, Host};
+    use crate::template::Host;
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
+    use crate::template::registry::NullEngine as NoEngine;
 
     fn host() -> Host {
         let mut h = Host::new(0);
@@ -118,7 +107,7 @@ mod tests {
 
     fn run(f: crate::template::registry::CtxFn, arg: &str) -> String {
         let h = host();
-        let mut e = NoEngine;
+        let mut e = NoEngine::default();
         let mut ctx = CallCtx {
             engine: &mut e,
             host: &h,

@@ -128,27 +128,15 @@ fn shuffle(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::Engine;
 
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
+    use crate::template::registry::NullEngine as NoEngine;
 
     fn call(
         host: &Host,
         f: crate::template::registry::CtxFn,
         args: &[Value],
     ) -> Result<String, String> {
-        let mut e = NoEngine;
+        let mut e = NoEngine::default();
         let mut ctx = CallCtx {
             engine: &mut e,
             host,
