@@ -9,6 +9,15 @@
 
 use crate::template::Registry;
 
+pub mod conversion;
+pub mod defaults;
+pub mod dicts;
+pub mod lists;
+pub mod math;
+pub mod paths;
+pub mod reflection;
+pub mod strings;
+
 /// Which program's function set to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
@@ -20,24 +29,43 @@ pub enum Flavor {
     Helmfile,
 }
 
-/// Every Sprig family, in registration order.
-fn sprig(r: &mut Registry) {
-    let _ = r;
+/// Every Sprig family, in registration order, with the dependency versions the
+/// imitated program was built with (Helm 3 and Helmfile: Sprig 3.2.3, xstrings 1.4,
+/// mergo 0.3.13 / 0.3.16; Helm 4: Sprig 3.3.0, xstrings 1.5, mergo 1.0.1).
+fn sprig(r: &mut Registry, flavor: Flavor) {
+    r.register(strings::FUNCS)
+        .register(conversion::FUNCS)
+        .register(math::FUNCS)
+        .register(lists::FUNCS)
+        .register(dicts::FUNCS)
+        .register(defaults::FUNCS)
+        .register(reflection::FUNCS)
+        .register(paths::FUNCS);
+    match flavor {
+        Flavor::Helm3 => r
+            .register(strings::FUNCS_SPRIG_3_2)
+            .register(dicts::FUNCS_MERGO_0_3_13),
+        Flavor::Helmfile => r
+            .register(strings::FUNCS_SPRIG_3_2)
+            .register(dicts::FUNCS_MERGO_0_3_16),
+        Flavor::Helm4 => r
+            .register(strings::FUNCS_SPRIG_3_3)
+            .register(dicts::FUNCS_MERGO_0_3_16),
+    };
 }
 
 /// The functions Helm templates see.
 pub fn helm_registry(flavor: Flavor) -> Registry {
     let mut r = Registry::new();
-    sprig(&mut r);
+    sprig(&mut r, flavor);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
     r
 }
 
 /// The functions Helmfile state and values templates see.
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
-    sprig(&mut r);
+    sprig(&mut r, Flavor::Helmfile);
     r
 }
