@@ -16,6 +16,7 @@ pub mod lists;
 pub mod math;
 pub mod paths;
 pub mod reflection;
+pub mod regex;
 pub mod strings;
 
 /// Which program's function set to build.
@@ -40,7 +41,8 @@ fn sprig(r: &mut Registry, flavor: Flavor) {
         .register(dicts::FUNCS)
         .register(defaults::FUNCS)
         .register(reflection::FUNCS)
-        .register(paths::FUNCS);
+        .register(paths::FUNCS)
+        .register(regex::FUNCS);
     match flavor {
         Flavor::Helm3 => r
             .register(strings::FUNCS_SPRIG_3_2)
