@@ -19,6 +19,7 @@ pub mod math;
 pub mod paths;
 pub mod reflection;
 pub mod regex;
+pub mod semver;
 pub mod strings;
 
 /// Which program's function set to build.
@@ -48,13 +49,16 @@ fn sprig(r: &mut Registry, flavor: Flavor) {
     match flavor {
         Flavor::Helm3 => r
             .register(strings::FUNCS_SPRIG_3_2)
-            .register(dicts::FUNCS_MERGO_0_3_13),
+            .register(dicts::FUNCS_MERGO_0_3_13)
+            .register(semver::FUNCS_SEMVER_3_2),
         Flavor::Helmfile => r
             .register(strings::FUNCS_SPRIG_3_2)
-            .register(dicts::FUNCS_MERGO_0_3_16),
+            .register(dicts::FUNCS_MERGO_0_3_16)
+            .register(semver::FUNCS_SEMVER_3_2),
         Flavor::Helm4 => r
             .register(strings::FUNCS_SPRIG_3_3)
-            .register(dicts::FUNCS_MERGO_0_3_16),
+            .register(dicts::FUNCS_MERGO_0_3_16)
+            .register(semver::FUNCS_SEMVER_3_5),
     };
 }
 

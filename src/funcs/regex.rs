@@ -749,6 +749,21 @@ impl GoRegex {
         out
     }
 
+    /// Go's FindStringSubmatch: the groups of the leftmost match (`""` for groups
+    /// that did not participate).
+    pub fn captures<'s>(&self, s: &'s str) -> Option<Vec<&'s str>> {
+        let m = self.exec(s, 0)?;
+        Some(m.iter().map(|g| g.map_or("", |(a, b)| &s[a..b])).collect())
+    }
+
+    /// Go's FindAllStringSubmatch.
+    pub fn captures_all<'s>(&self, s: &'s str, n: i64) -> Vec<Vec<&'s str>> {
+        self.all_matches(s, n)
+            .into_iter()
+            .map(|m| m.iter().map(|g| g.map_or("", |(a, b)| &s[a..b])).collect())
+            .collect()
+    }
+
     pub fn is_match(&self, s: &str) -> bool {
         self.re.is_match(s)
     }
