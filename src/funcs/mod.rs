@@ -21,6 +21,7 @@ pub mod reflection;
 pub mod regex;
 pub mod semver;
 pub mod strings;
+pub mod url;
 
 /// Which program's function set to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +46,8 @@ fn sprig(r: &mut Registry, flavor: Flavor) {
         .register(defaults::FUNCS)
         .register(reflection::FUNCS)
         .register(paths::FUNCS)
-        .register(regex::FUNCS);
+        .register(regex::FUNCS)
+        .register(url::FUNCS);
     match flavor {
         Flavor::Helm3 => r
             .register(strings::FUNCS_SPRIG_3_2)
