@@ -216,3 +216,41 @@ fn dependency_versions_follow_the_program() {
     assert_eq!(call(&h3, "semverCompare", &c), "false");
     assert_eq!(call(&h4, "semverCompare", &c), "true");
 }
+
+/// Every function of these families has a fixture `testdata/funcs/NAME.txt` (its
+/// expected output is checked against helm by the fixture runner).
+#[test]
+fn every_family_function_has_a_fixture() {
+    use stackproof::funcs::{
+        conversion, defaults, dicts, lists, math, paths, reflection, regex, semver, strings, url,
+    };
+    let tables: &[&[stackproof::template::FuncDef]] = &[
+        strings::FUNCS,
+        strings::FUNCS_SPRIG_3_2,
+        strings::FUNCS_SPRIG_3_3,
+        conversion::FUNCS,
+        math::FUNCS,
+        lists::FUNCS,
+        dicts::FUNCS,
+        dicts::FUNCS_MERGO_0_3_13,
+        dicts::FUNCS_MERGO_0_3_16,
+        defaults::FUNCS,
+        reflection::FUNCS,
+        paths::FUNCS,
+        regex::FUNCS,
+        semver::FUNCS_SEMVER_3_2,
+        semver::FUNCS_SEMVER_3_5,
+        url::FUNCS,
+    ];
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/funcs");
+    let mut missing: Vec<&str> = tables
+        .iter()
+        .flat_map(|t| t.iter().map(|d| d.name))
+        .filter(|name| !dir.join(format!("{name}.txt")).exists())
+        .collect();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "functions without a fixture: {missing:?}"
+    );
+}
