@@ -18,6 +18,8 @@ pub mod encoding;
 pub mod env;
 pub mod network;
 pub mod random;
+#[cfg(test)]
+mod testing;
 
 /// Which program's function set to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
