@@ -629,16 +629,7 @@ mod tests {
     use crate::template::Host;
     use x509_parser::prelude::*;
 
-    use crate::template::registry::NullEngine as NoEngine;
-
-    fn call(host: &Host, f: crate::template::registry::CtxFn, args: &[Value]) -> FuncResult {
-        let mut engine = NoEngine::default();
-        let mut ctx = CallCtx {
-            engine: &mut engine,
-            host,
-        };
-        f(&mut ctx, args)
-    }
+    use crate::funcs::testing::call;
 
     fn cert_of(v: &Value) -> Certificate {
         match v {

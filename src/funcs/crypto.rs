@@ -926,10 +926,8 @@ mod tests {
         xs.iter().map(|x| Value::from(*x)).collect()
     }
 
-    use crate::template::registry::NullEngine as NoEngine;
-
     fn with_ctx<R>(host: &Host, f: impl FnOnce(&mut CallCtx<'_>) -> R) -> R {
-        let mut engine = NoEngine::default();
+        let mut engine = crate::template::registry::NullEngine::default();
         let mut ctx = CallCtx {
             engine: &mut engine,
             host,

@@ -2297,16 +2297,7 @@ mod tests {
     use super::*;
     use crate::template::Host;
 
-    use crate::template::registry::NullEngine as NoEngine;
-
-    fn ctx_call(host: &Host, f: crate::template::registry::CtxFn, args: &[Value]) -> FuncResult {
-        let mut e = NoEngine::default();
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host,
-        };
-        f(&mut ctx, args)
-    }
+    use crate::funcs::testing::call as ctx_call;
 
     fn text(v: &Value) -> String {
         match v {

@@ -94,8 +94,6 @@ mod tests {
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
-    use crate::template::registry::NullEngine as NoEngine;
-
     fn host() -> Host {
         let mut h = Host::new(0);
         let mut env = BTreeMap::new();
@@ -107,12 +105,7 @@ mod tests {
 
     fn run(f: crate::template::registry::CtxFn, arg: &str) -> String {
         let h = host();
-        let mut e = NoEngine::default();
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host: &h,
-        };
-        match f(&mut ctx, &[Value::from(arg)]) {
+        match crate::funcs::testing::call(&h, f, &[Value::from(arg)]) {
             Ok(Value::String(s)) => s.to_string(),
             other => panic!("{other:?}"),
         }

@@ -29,6 +29,8 @@ pub mod env;
 pub mod json;
 pub mod network;
 pub mod random;
+#[cfg(test)]
+mod testing;
 
 // Helm's additions.
 pub mod control;

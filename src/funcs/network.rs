@@ -35,18 +35,11 @@ mod tests {
     use super::*;
     use crate::template::Host;
 
-    use crate::template::registry::NullEngine as NoEngine;
-
     #[test]
     fn without_dns_the_answer_is_empty_like_helm() {
         // helm v3.15.3: `getHostByName "localhost"` renders "".
         let h = Host::new(0);
-        let mut e = NoEngine::default();
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host: &h,
-        };
-        let v = get_host_by_name(&mut ctx, &[Value::from("localhost")]).ok();
+        let v = crate::funcs::testing::call(&h, get_host_by_name, &[Value::from("localhost")]).ok();
         assert_eq!(v.as_ref().and_then(Value::as_str), Some(""));
     }
 }

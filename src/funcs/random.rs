@@ -129,19 +129,12 @@ fn shuffle(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
 mod tests {
     use super::*;
 
-    use crate::template::registry::NullEngine as NoEngine;
-
     fn call(
         host: &Host,
         f: crate::template::registry::CtxFn,
         args: &[Value],
     ) -> Result<String, String> {
-        let mut e = NoEngine::default();
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host,
-        };
-        match f(&mut ctx, args) {
+        match crate::funcs::testing::call(host, f, args) {
             Ok(Value::String(s)) => Ok(s.to_string()),
             Ok(Value::Int(i, _)) => Ok(i.to_string()),
             Ok(other) => Err(format!("{other:?}")),
