@@ -93,7 +93,9 @@ fn main() {
         set.parse("big.yaml", &text).expect("parses");
     }
     let parse = start.elapsed() / parse_iters;
-    let parse_cpu = cpu0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / parse_iters as f64 / 1e6);
+    let parse_cpu = cpu0
+        .zip(cpu_ns())
+        .map(|(a, b)| (b - a) as f64 / parse_iters as f64 / 1e6);
 
     let out = set.execute("big.yaml", &data, &host).expect("renders");
     let exec_iters = 100;
@@ -101,10 +103,15 @@ fn main() {
     let start = Instant::now();
     let mut total = 0;
     for _ in 0..exec_iters {
-        total += set.execute("big.yaml", &data, &host).expect("renders").len();
+        total += set
+            .execute("big.yaml", &data, &host)
+            .expect("renders")
+            .len();
     }
     let exec = start.elapsed() / exec_iters;
-    let exec_cpu = cpu0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / exec_iters as f64 / 1e6);
+    let exec_cpu = cpu0
+        .zip(cpu_ns())
+        .map(|(a, b)| (b - a) as f64 / exec_iters as f64 / 1e6);
     assert!(total > 0);
     println!(
         "template: {lines} source lines, {} output lines, {} output bytes",

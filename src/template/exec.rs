@@ -863,7 +863,11 @@ impl<'s> State<'s> {
         let mut argv = Vec::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {
-            let t = if i < nparams { param(i) } else { ArgTy::Ty(Ty::Any) };
+            let t = if i < nparams {
+                param(i)
+            } else {
+                ArgTy::Ty(Ty::Any)
+            };
             argv.push(self.eval_arg(dot, t, args[i])?);
             i += 1;
         }
