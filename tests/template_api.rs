@@ -225,7 +225,7 @@ fn errors_keep_their_parts() {
         r#"template: file.yaml:2:7: executing "file.yaml" at <.a.b>: nil pointer evaluating interface {}.b"#
     );
     assert_eq!(e.kind, ErrorKind::Exec);
-    // Go positions a field chain at its last-but-first segment (`.b`).
+    // Go positions a field chain at its second segment (`.b`).
     assert_eq!((e.line, e.col), (Some(2), Some(7)));
     assert_eq!(e.context.as_deref(), Some(".a.b"));
     assert_eq!(e.detail, "nil pointer evaluating interface {}.b");
