@@ -13,3 +13,5 @@ pub mod setvals;
 pub mod spec;
 pub mod tmpl;
 pub mod ynode;
+pub mod error;
+pub mod load;

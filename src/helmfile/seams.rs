@@ -70,11 +70,16 @@ impl std::fmt::Display for YamlError {
 
 /// Splits a rendered state part into YAML documents and decodes each to a node tree
 /// (anchors, aliases and `<<` merges resolved). `strict` adds yaml.v2's duplicate-key
-/// checks (`key "a" already set in map`, including keys set by a merge).
-pub fn parse_state_documents(text: &str, strict: bool) -> Result<Vec<YNode>, YamlError> {
+/// checks (`key "a" already set in map`, including keys set by a merge). A failure
+/// names the 1-based index of the document it happened in.
+pub fn parse_state_documents(
+    text: &str,
+    strict: bool,
+) -> Result<Vec<YNode>, (usize, YamlError)> {
     let _ = (text, strict);
-    Err(YamlError(
-        "the yaml.v2 codec is not available in this build yet".to_string(),
+    Err((
+        1,
+        YamlError("the yaml.v2 codec is not available in this build yet".to_string()),
     ))
 }
 
