@@ -233,7 +233,15 @@ impl Loader<'_> {
         let content = self.renv.vfs.read_to_string(&abs).map_err(|e| {
             HelmfileError::new(ErrorKind::File, e.to_string()).with_file(abs.clone())
         })?;
-        let st = self.load_content(inherited, overrode, base_dir, &f, &content, evaluate_bases, cwd)?;
+        let st = self.load_content(
+            inherited,
+            overrode,
+            base_dir,
+            &f,
+            &content,
+            evaluate_bases,
+            cwd,
+        )?;
         for (i, h) in st.spec.helmfiles.iter().enumerate() {
             if h.path == f {
                 return Err(HelmfileError::other(format!(
@@ -281,7 +289,15 @@ impl Loader<'_> {
                 rendered: rendered.clone(),
             });
             let current = self
-                .raw_load(&rendered, base_dir, filename, evaluate_bases, env.as_ref(), overrode, cwd)
+                .raw_load(
+                    &rendered,
+                    base_dir,
+                    filename,
+                    evaluate_bases,
+                    env.as_ref(),
+                    overrode,
+                    cwd,
+                )
                 .map_err(|e| attach_rendered(e, cwd, filename, part, &rendered))?;
             let fs = match final_state.as_mut() {
                 None => final_state.insert(current),
@@ -470,7 +486,14 @@ impl Loader<'_> {
     }
 
     /// `StateCreator.Parse`: every YAML document of the rendered part, merged.
-    fn parse(&self, content: &str, base_dir: &str, file: &str, strict: bool, cwd: &Path) -> Result<HelmState> {
+    fn parse(
+        &self,
+        content: &str,
+        base_dir: &str,
+        file: &str,
+        strict: bool,
+        cwd: &Path,
+    ) -> Result<HelmState> {
         let mut st = HelmState::empty(file, base_dir, cwd);
         let docs = seams::parse_state_documents(content, strict).map_err(|(i, e)| {
             HelmfileError::new(
@@ -641,7 +664,11 @@ impl Loader<'_> {
             for m in secret_maps {
                 merge_override(&values, &m);
             }
-        } else if ctx_env.is_none() && overrode.is_none() && name != "default" && fail_on_missing_env {
+        } else if ctx_env.is_none()
+            && overrode.is_none()
+            && name != "default"
+            && fail_on_missing_env
+        {
             return Err(HelmfileError::new(
                 ErrorKind::UndefinedEnvironment,
                 format!("environment \"{name}\" is not defined"),
@@ -705,8 +732,14 @@ impl Loader<'_> {
         for entry in entries {
             match entry {
                 Value::String(p) => {
-                    let Some(files) =
-                        self.resolve_file(handler, "environment values", p, base_path, state_file, cwd)?
+                    let Some(files) = self.resolve_file(
+                        handler,
+                        "environment values",
+                        p,
+                        base_path,
+                        state_file,
+                        cwd,
+                    )?
                     else {
                         continue;
                     };
@@ -715,9 +748,9 @@ impl Loader<'_> {
                             .cloned()
                             .unwrap_or_else(|| Environment::new(&self.env_name));
                         let data = TemplateData::for_state(env, "", Map::new()).into_value();
-                        let bytes = self
-                            .render_values_file(&f, &data, cwd)
-                            .map_err(|e| e.wrap(format!("failed to load environment values file \"{f}\"")))?;
+                        let bytes = self.render_values_file(&f, &data, cwd).map_err(|e| {
+                            e.wrap(format!("failed to load environment values file \"{f}\""))
+                        })?;
                         let v = seams::decode_values(&bytes).map_err(|e| {
                             HelmfileError::new(
                                 ErrorKind::Yaml,
@@ -751,8 +784,11 @@ impl Loader<'_> {
         let abs = paths::resolve(cwd, f);
         if f.rsplit('.').next() == Some("gotmpl") {
             let text = self.renv.vfs.read_to_string(&abs).map_err(|e| {
-                HelmfileError::new(ErrorKind::File, format!("failed to render [{f}], because of {e}"))
-                    .with_file(abs.clone())
+                HelmfileError::new(
+                    ErrorKind::File,
+                    format!("failed to render [{f}], because of {e}"),
+                )
+                .with_file(abs.clone())
             })?;
             let ctx = Context::new(self.renv, &paths::dir(f), cwd, false);
             ctx.render(&text, data).map_err(|fail| {
@@ -784,7 +820,13 @@ pub fn template_error(e: crate::template::Error) -> HelmfileError {
 }
 
 /// For YAML errors in a rendered part: the rendered line and the template line.
-fn attach_rendered(mut e: HelmfileError, cwd: &Path, file: &str, source: &str, rendered: &str) -> HelmfileError {
+fn attach_rendered(
+    mut e: HelmfileError,
+    cwd: &Path,
+    file: &str,
+    source: &str,
+    rendered: &str,
+) -> HelmfileError {
     if e.kind != ErrorKind::Yaml || e.rendered.is_some() {
         return e;
     }
@@ -795,7 +837,11 @@ fn attach_rendered(mut e: HelmfileError, cwd: &Path, file: &str, source: &str, r
         .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
         .and_then(|s| s.parse::<usize>().ok());
     if let Some(line) = line {
-        let rendered_text = rendered.lines().nth(line.saturating_sub(1)).unwrap_or("").to_string();
+        let rendered_text = rendered
+            .lines()
+            .nth(line.saturating_sub(1))
+            .unwrap_or("")
+            .to_string();
         let key = rendered_text.trim();
         let template_line = (!key.is_empty())
             .then(|| source.lines().position(|l| l.contains(key)).map(|i| i + 1))
@@ -905,15 +951,19 @@ pub fn merge_spec_override(dst: &mut ReleaseSetSpec, src: &ReleaseSetSpec) {
 pub fn merge_spec_append(dst: &mut ReleaseSetSpec, src: &ReleaseSetSpec) {
     fill_str(&mut dst.helm_binary, &src.helm_binary);
     fill_str(&mut dst.kustomize_binary, &src.kustomize_binary);
-    dst.default_values.extend(src.default_values.iter().cloned());
+    dst.default_values
+        .extend(src.default_values.iter().cloned());
     for (k, v) in &src.environments {
-        dst.environments.entry(k.clone()).or_insert_with(|| v.clone());
+        dst.environments
+            .entry(k.clone())
+            .or_insert_with(|| v.clone());
     }
     dst.bases.extend(src.bases.iter().cloned());
     merge_helm_spec(&mut dst.helm_defaults, &src.helm_defaults, false);
     dst.helmfiles.extend(src.helmfiles.iter().cloned());
     fill_str(&mut dst.deprecated_context, &src.deprecated_context);
-    dst.deprecated_releases.extend(src.deprecated_releases.iter().cloned());
+    dst.deprecated_releases
+        .extend(src.deprecated_releases.iter().cloned());
     fill_str(&mut dst.override_kube_context, &src.override_kube_context);
     fill_str(&mut dst.override_namespace, &src.override_namespace);
     fill_str(&mut dst.override_chart, &src.override_chart);
@@ -941,10 +991,16 @@ mod tests {
 
     #[test]
     fn storage_paths() {
-        assert_eq!(normalize_storage_path(".", "../global.yaml.gotmpl"), "../global.yaml.gotmpl");
+        assert_eq!(
+            normalize_storage_path(".", "../global.yaml.gotmpl"),
+            "../global.yaml.gotmpl"
+        );
         assert_eq!(normalize_storage_path(".", "/abs/x"), "/abs/x");
         assert_eq!(normalize_storage_path("base", "x.yaml"), "base/x.yaml");
-        assert_eq!(normalize_storage_path(".", "git::https://x"), "git::https://x");
+        assert_eq!(
+            normalize_storage_path(".", "git::https://x"),
+            "git::https://x"
+        );
     }
 
     #[test]
@@ -961,11 +1017,20 @@ mod tests {
         });
         let mut o = a.clone();
         merge_spec_override(&mut o, &b);
-        assert_eq!(o.releases.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), vec!["r2"]);
+        assert_eq!(
+            o.releases
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect::<Vec<_>>(),
+            vec!["r2"]
+        );
         let mut p = a.clone();
         merge_spec_append(&mut p, &b);
         assert_eq!(
-            p.releases.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            p.releases
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect::<Vec<_>>(),
             vec!["r1", "r2"]
         );
     }

@@ -72,10 +72,7 @@ impl std::fmt::Display for YamlError {
 /// (anchors, aliases and `<<` merges resolved). `strict` adds yaml.v2's duplicate-key
 /// checks (`key "a" already set in map`, including keys set by a merge). A failure
 /// names the 1-based index of the document it happened in.
-pub fn parse_state_documents(
-    text: &str,
-    strict: bool,
-) -> Result<Vec<YNode>, (usize, YamlError)> {
+pub fn parse_state_documents(text: &str, strict: bool) -> Result<Vec<YNode>, (usize, YamlError)> {
     let _ = (text, strict);
     Err((
         1,
@@ -112,10 +109,17 @@ pub struct ChartCall {
     pub values_files: Vec<(String, Vec<u8>)>,
     /// `--set` arguments in order.
     pub set: Vec<String>,
+    /// `--set-file` arguments in order.
+    pub set_file: Vec<String>,
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
     pub include_crds: bool,
     pub skip_tests: bool,
+    /// Where remote dependencies missing from `charts/` are looked up.
+    pub dependency_sources: super::charts::ChartSources,
+    pub vfs: crate::source::Vfs,
+    /// Seed for the chart's random functions.
+    pub seed: u64,
 }
 
 /// Renders a chart the way `helm template` (v3.15) prints it, returning stdout.
