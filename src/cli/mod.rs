@@ -4,6 +4,8 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod helmfile;
+
 /// Prove Helm charts and Helmfile stacks correct before they ship.
 #[derive(Parser, Debug)]
 #[command(name = "stackproof", version, about, long_about = None)]
@@ -16,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
+    Helmfile(helmfile::HelmfileArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -33,5 +37,6 @@ pub fn main() -> i32 {
             println!("stackproof {}", env!("CARGO_PKG_VERSION"));
             0
         }
+        Command::Helmfile(args) => helmfile::run(args),
     }
 }

@@ -11,7 +11,7 @@ use super::dag::{self, release_id, PlanOptions};
 use super::error::{ErrorKind, HelmfileError, Result};
 use super::list::{format_json, format_labels, format_table, ListedRelease};
 use super::load::{HelmState, LoadOpts, Loader};
-use super::model::{ReleaseRender, StackRender, StateRender};
+use super::model::{ReleaseRender, StackRender, StateRender, WrittenFile};
 use super::paths;
 use super::release::{apply_overrides, condition_enabled, execute_templates};
 use super::selector::{selector_labels, LabelFilter};
@@ -493,7 +493,12 @@ impl Runner<'_> {
             let path = super::output::output_file_path(st, &st.spec.releases[i], template)?;
             let rr = &mut self.out.states[index].releases[i];
             rr.merged_values = Some(Value::Map(merged));
-            self.out.written.push((path, content));
+            self.out.written.push(WrittenFile {
+                abs: paths::resolve(&st.cwd, &path),
+                path,
+                content,
+                release: (index, i),
+            });
         }
         Ok(!pre.is_empty())
     }

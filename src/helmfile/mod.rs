@@ -41,5 +41,5 @@ pub mod ynode;
 pub use app::{render_stack, Command, StackInput};
 pub use charts::ChartSources;
 pub use error::HelmfileError;
-pub use model::{ReleaseRender, StackRender, StateRender};
+pub use model::{ReleaseRender, StackRender, StateRender, WrittenFile};
 pub use tmpl::RenderEnv;

@@ -27,8 +27,8 @@ pub struct StackRender {
     pub order: Vec<(usize, usize)>,
     /// What helmfile prints to stdout for the command.
     pub stdout: String,
-    /// `write-values` output: (path, content).
-    pub written: Vec<(String, String)>,
+    /// `write-values` output.
+    pub written: Vec<WrittenFile>,
     /// `list` rows.
     pub listed: Vec<ListedRelease>,
     /// Lines helmfile prints to stderr besides progress (warnings).
@@ -49,6 +49,18 @@ impl StackRender {
                 .and_then(|st| st.releases.get(r).map(|rr| (st, rr)))
         })
     }
+}
+
+/// A file `write-values` writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenFile {
+    /// The path the output-file template produced.
+    pub path: String,
+    /// Where that is (relative paths are relative to the state's directory).
+    pub abs: PathBuf,
+    pub content: String,
+    /// `(state, release)` it belongs to.
+    pub release: (usize, usize),
 }
 
 /// One visited state file.
