@@ -296,7 +296,14 @@ fn nvcf_cells() {
         let cell = parse_cell(&text);
         let mut t = Tally::default();
 
-        let list = render_stack(&input_for(&nvcf, &cell, Command::List { json: true }));
+        let list = render_stack(&input_for(
+            &nvcf,
+            &cell,
+            Command::List {
+                json: true,
+                skip_charts: true,
+            },
+        ));
         let wv = render_stack(&input_for(
             &nvcf,
             &cell,

@@ -68,7 +68,8 @@ pub enum HelmfileCommand {
         /// `json` for one line of JSON.
         #[arg(long = "output", short = 'o', default_value = "")]
         output: String,
-        /// Accepted for compatibility (charts are never fetched).
+        /// Skip chart preparation (charts are never fetched; this only changes how
+        /// a broken `condition:` is reported, as in helmfile).
         #[arg(long = "skip-charts")]
         skip_charts: bool,
     },
@@ -125,9 +126,13 @@ pub fn run(args: HelmfileArgs) -> i32 {
     );
     let env: BTreeMap<String, String> = std::env::vars().collect();
     let (command, include_needs, include_transitive_needs) = match &args.command {
-        HelmfileCommand::List { output, .. } => (
+        HelmfileCommand::List {
+            output,
+            skip_charts,
+        } => (
             Command::List {
                 json: output == "json",
+                skip_charts: *skip_charts,
             },
             false,
             false,

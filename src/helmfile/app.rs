@@ -23,8 +23,9 @@ use crate::template::Value;
 /// Which Helmfile command to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// `list` (`json` true for `--output json`).
-    List { json: bool },
+    /// `list` (`json` true for `--output json`; `skip_charts` for `--skip-charts`,
+    /// which changes how a broken `condition:` is reported).
+    List { json: bool, skip_charts: bool },
     /// `write-values` (`--output-file-template`).
     WriteValues {
         output_file_template: Option<String>,
@@ -113,7 +114,7 @@ pub fn render_stack(input: &StackInput) -> StackRender {
     out.warnings = r.warnings.into_inner();
     match result {
         Ok(()) => {
-            if let Command::List { json } = &input.command {
+            if let Command::List { json, .. } = &input.command {
                 out.listed = r.listed.clone();
                 out.stdout = if *json {
                     format_json(&r.listed)
@@ -363,6 +364,25 @@ impl Runner<'_> {
             .map(|r| ReleaseRender::from_spec(r, index))
             .collect();
         self.out.states[index].releases = releases;
+        let prepares_charts = !matches!(
+            self.input.command,
+            Command::List {
+                skip_charts: true,
+                ..
+            }
+        );
+        if prepares_charts {
+            // Chart preparation evaluates every condition first and reports its
+            // errors as a Go slice (`[...]`).
+            for r in &st.spec.releases {
+                condition_enabled(r, &st.rendered_values).map_err(|e| {
+                    HelmfileError::other(format!(
+                        "[failed to parse condition in release {}: {e}]",
+                        r.name
+                    ))
+                })?;
+            }
+        }
         match self.input.command.clone() {
             Command::List { .. } => self.converge_list(st, index),
             Command::WriteValues {
