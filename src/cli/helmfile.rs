@@ -96,25 +96,19 @@ pub enum HelmfileCommand {
     },
 }
 
-/// Runs `stackproof helmfile`; returns the exit code.
-pub fn run(args: HelmfileArgs) -> i32 {
-    let working_dir = match std::env::current_dir() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("error: cannot determine the working directory: {e}");
-            return 2;
-        }
-    };
+/// The library input for parsed flags, run in `working_dir` with environment `env`.
+pub fn input_from_args(
+    args: &HelmfileArgs,
+    working_dir: &std::path::Path,
+    env: BTreeMap<String, String>,
+) -> Result<StackInput, String> {
     let mut map = BTreeMap::new();
     for m in &args.chart_map {
         match m.split_once('=') {
             Some((k, v)) => {
                 map.insert(k.to_string(), working_dir.join(v));
             }
-            None => {
-                eprintln!("error: --chart-map expects REF=DIR, got {m:?}");
-                return 2;
-            }
+            None => return Err(format!("--chart-map expects REF=DIR, got {m:?}")),
         }
     }
     let sources = ChartSources::new(
@@ -124,7 +118,6 @@ pub fn run(args: HelmfileArgs) -> i32 {
             .map(|d| working_dir.join(d))
             .collect(),
     );
-    let env: BTreeMap<String, String> = std::env::vars().collect();
     let (command, include_needs, include_transitive_needs) = match &args.command {
         HelmfileCommand::List {
             output,
@@ -159,8 +152,8 @@ pub fn run(args: HelmfileArgs) -> i32 {
             *include_transitive_needs,
         ),
     };
-    let input = StackInput {
-        working_dir: working_dir.clone(),
+    Ok(StackInput {
+        working_dir: working_dir.to_path_buf(),
         file: args.file.clone(),
         environment: args.environment.clone(),
         state_values_set: args.state_values_set.clone(),
@@ -177,6 +170,24 @@ pub fn run(args: HelmfileArgs) -> i32 {
         },
         chart_sources: sources,
         command,
+    })
+}
+
+/// Runs `stackproof helmfile`; returns the exit code.
+pub fn run(args: HelmfileArgs) -> i32 {
+    let working_dir = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: cannot determine the working directory: {e}");
+            return 2;
+        }
+    };
+    let input = match input_from_args(&args, &working_dir, std::env::vars().collect()) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
     };
     let out = render_stack(&input);
     for w in &out.warnings {

@@ -78,6 +78,24 @@ impl Default for StackInput {
     }
 }
 
+/// Helmfile's `app.Error` text for several errors (`N errors:` then `err i: ...`).
+fn join_errors(mut errs: Vec<HelmfileError>) -> Option<HelmfileError> {
+    match errs.len() {
+        0 => None,
+        1 => errs.pop(),
+        n => {
+            let mut first = errs[0].clone();
+            let lines: Vec<String> = errs
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("err {i}: {}", e.message))
+                .collect();
+            first.message = format!("{n} errors:\n{}", lines.join("\n"));
+            Some(first)
+        }
+    }
+}
+
 /// Helmfile's exit code for "no state had a release to process".
 pub const EXIT_NO_MATCH: i32 = 3;
 
@@ -568,27 +586,40 @@ impl Runner<'_> {
         }
         let second = dag::plan(&nodes, &ids(&to_render), opts).map_err(needs_err)?;
         let order: Vec<usize> = second.into_iter().flatten().collect();
+        // `TemplateReleases`: every release's flags are prepared, errors collected;
+        // helm runs only while no error has happened yet.
+        let mut errs: Vec<HelmfileError> = Vec::new();
         for &i in &order {
-            self.record_values(st, index, i)?;
+            if let Err(e) = self.record_values(st, index, i) {
+                errs.push(e);
+                continue;
+            }
             let pos = self.out.order.len();
             self.out.order.push((index, i));
             self.out.states[index].releases[i].order = Some(pos);
-            if render {
+            if render && errs.is_empty() {
                 let input = self.input;
                 let out = &mut self.out;
-                let stdout = super::output::template_release(
+                match super::output::template_release(
                     input,
                     st,
                     i,
                     &mut out.states[index].releases[i],
                     &mut out.notes,
-                )?;
-                if !stdout.is_empty() {
-                    self.out.stdout.push_str(&stdout);
-                    self.out.stdout.push('\n');
+                ) {
+                    Ok(stdout) => {
+                        if !stdout.is_empty() {
+                            out.stdout.push_str(&stdout);
+                            out.stdout.push('\n');
+                        }
+                        out.states[index].releases[i].manifests = Some(stdout);
+                    }
+                    Err(e) => errs.push(e),
                 }
-                self.out.states[index].releases[i].manifests = Some(stdout);
             }
+        }
+        if let Some(e) = join_errors(errs) {
+            return Err(e);
         }
         Ok(true)
     }
