@@ -19,7 +19,7 @@ pub enum Command {
     /// Print the version and exit.
     Version,
     /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
-    Helmfile(helmfile::HelmfileArgs),
+    Helmfile(Box<helmfile::HelmfileArgs>),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -37,6 +37,6 @@ pub fn main() -> i32 {
             println!("stackproof {}", env!("CARGO_PKG_VERSION"));
             0
         }
-        Command::Helmfile(args) => helmfile::run(args),
+        Command::Helmfile(args) => helmfile::run(*args),
     }
 }
