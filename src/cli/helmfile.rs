@@ -51,6 +51,10 @@ pub struct HelmfileArgs {
     /// Map a chart reference (`repo/chart`) to a local chart directory: `REF=DIR`.
     #[arg(long = "chart-map", global = true)]
     pub chart_map: Vec<String>,
+    /// Overlay a file without writing it: `DEST=SRC` makes the state see SRC's bytes at
+    /// DEST (relative to the working directory), e.g. a secrets file the tree lacks.
+    #[arg(long = "overlay", global = true)]
+    pub overlay: Vec<String>,
     /// Let templates run programs (`exec`, `envExec`).
     #[arg(long = "allow-exec", global = true)]
     pub allow_exec: bool,
@@ -152,6 +156,15 @@ pub fn input_from_args(
             *include_transitive_needs,
         ),
     };
+    let mut overlays = Vec::new();
+    for o in &args.overlay {
+        let Some((dest, src)) = o.split_once('=') else {
+            return Err(format!("--overlay expects DEST=SRC, got {o:?}"));
+        };
+        let bytes = std::fs::read(working_dir.join(src))
+            .map_err(|e| format!("--overlay {o}: reading {src}: {e}"))?;
+        overlays.push((working_dir.join(dest), bytes));
+    }
     Ok(StackInput {
         working_dir: working_dir.to_path_buf(),
         file: args.file.clone(),
@@ -164,6 +177,7 @@ pub fn input_from_args(
         include_needs,
         include_transitive_needs,
         render: RenderEnv {
+            vfs: crate::source::Vfs::with_overlays(overlays),
             env: Arc::new(env),
             allow_exec: args.allow_exec,
             ..RenderEnv::default()
