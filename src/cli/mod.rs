@@ -2,6 +2,8 @@
 //! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
 //! or input errors.
 
+pub mod render;
+
 use clap::{Parser, Subcommand};
 
 pub mod helmfile;
@@ -18,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Execute one Go template file with data and print the output.
+    Render(render::RenderArgs),
     /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
     Helmfile(Box<helmfile::HelmfileArgs>),
 }
@@ -37,6 +41,7 @@ pub fn main() -> i32 {
             println!("stackproof {}", env!("CARGO_PKG_VERSION"));
             0
         }
+        Command::Render(args) => render::run(&args),
         Command::Helmfile(args) => helmfile::run(*args),
     }
 }

@@ -7,6 +7,24 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod codec;
+
+// Sprig families.
+pub mod certs;
+pub mod crypto;
+pub mod dates;
+pub mod encoding;
+pub mod env;
+pub mod json;
+pub mod network;
+pub mod random;
+
+// Helm's additions.
+pub mod control;
+pub mod toml;
+pub mod yaml;
+
+// Helmfile's additions.
 pub mod helmfile;
 
 use crate::template::Registry;
@@ -22,18 +40,51 @@ pub enum Flavor {
     Helmfile,
 }
 
-/// Every Sprig family, in registration order.
+/// Sprig 3.2.3, every family, in registration order.
 fn sprig(r: &mut Registry) {
-    let _ = r;
+    r.register(json::SPRIG_FUNCS);
+    r.register(dates::FUNCS);
+    r.register(encoding::FUNCS);
+    r.register(crypto::FUNCS);
+    r.register(certs::FUNCS);
+    r.register(random::FUNCS);
+    r.register(network::FUNCS);
+    r.register(env::FUNCS);
+}
+
+/// What Helm 4 adds or changes: Sprig 3.3.0 additions and newer Go behaviour.
+fn sprig_helm4(r: &mut Registry) {
+    r.register(crypto::FUNCS_SPRIG_3_3);
+    r.register(certs::FUNCS_GO125);
+    r.register(dates::FUNCS_HELM4);
 }
 
 /// The functions Helm templates see.
 pub fn helm_registry(flavor: Flavor) -> Registry {
     let mut r = Registry::new();
     sprig(&mut r);
+    if flavor == Flavor::Helm4 {
+        sprig_helm4(&mut r);
+    }
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
+    // Helm's own functions, registered over Sprig's of the same name.
+    match flavor {
+        Flavor::Helm4 => {
+            r.register(json::HELM4_FUNCS);
+            r.register(control::HELM4);
+            r.register(yaml::HELM_FUNCS);
+            r.register(yaml::HELM4_FUNCS);
+            r.register(toml::HELM_FUNCS);
+            r.register(toml::HELM4_FUNCS);
+        }
+        _ => {
+            r.register(json::HELM_FUNCS);
+            r.register(control::HELM3);
+            r.register(yaml::HELM_FUNCS);
+            r.register(toml::HELM_FUNCS);
+        }
+    }
     r
 }
 
@@ -41,6 +92,7 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
     sprig(&mut r);
+    r.register(yaml::HELMFILE_FUNCS);
     helmfile::register(&mut r);
     r
 }

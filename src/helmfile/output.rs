@@ -179,7 +179,7 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
         text: template,
         data: &data,
         missing_key: MissingKey::Zero,
-        registry: &registry,
+        registry: &std::sync::Arc::new(registry),
         host: &host,
     })
     .map_err(|f| {

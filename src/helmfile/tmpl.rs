@@ -61,17 +61,17 @@ pub struct Context<'a> {
     pub pre_render: bool,
 }
 
-fn final_registry() -> &'static Registry {
-    static R: OnceLock<Registry> = OnceLock::new();
-    R.get_or_init(crate::funcs::helmfile_registry)
+fn final_registry() -> &'static Arc<Registry> {
+    static R: OnceLock<Arc<Registry>> = OnceLock::new();
+    R.get_or_init(|| Arc::new(crate::funcs::helmfile_registry()))
 }
 
-fn first_pass_registry() -> &'static Registry {
-    static R: OnceLock<Registry> = OnceLock::new();
+fn first_pass_registry() -> &'static Arc<Registry> {
+    static R: OnceLock<Arc<Registry>> = OnceLock::new();
     R.get_or_init(|| {
         let mut r = crate::funcs::helmfile_registry();
         crate::funcs::helmfile::register_first_pass(&mut r);
-        r
+        Arc::new(r)
     })
 }
 
