@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use stackproof::funcs::encoding::base64_decode;
 use stackproof::funcs::{helm_registry, Flavor};
-use stackproof::template::{CallCtx, Engine, FuncError, FuncImpl, Host, Value};
+use stackproof::template::{CallCtx, FuncImpl, Host, Value};
 use x509_parser::prelude::*;
 
 fn shared_dir() -> Option<PathBuf> {
@@ -25,19 +25,7 @@ fn shared_dir() -> Option<PathBuf> {
     d.exists().then_some(d)
 }
 
-struct NoEngine;
-
-impl Engine for NoEngine {
-    fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-        Err(FuncError::call("no engine"))
-    }
-    fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-        Err(FuncError::call("no engine"))
-    }
-    fn current_template(&self) -> String {
-        String::new()
-    }
-}
+use stackproof::template::registry::NullEngine as NoEngine;
 
 fn call(flavor: Flavor, host: &Host, name: &str, args: &[Value]) -> Value {
     let reg = helm_registry(flavor);
@@ -47,7 +35,7 @@ fn call(flavor: Flavor, host: &Host, name: &str, args: &[Value]) -> Value {
     let FuncImpl::Ctx(f) = def.imp else {
         panic!("{name} is not a context function")
     };
-    let mut engine = NoEngine;
+    let mut engine = NoEngine::default();
     let mut ctx = CallCtx {
         engine: &mut engine,
         host,

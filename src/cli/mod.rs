@@ -6,6 +6,8 @@ pub mod render;
 
 use clap::{Parser, Subcommand};
 
+pub mod helmfile;
+
 /// Prove Helm charts and Helmfile stacks correct before they ship.
 #[derive(Parser, Debug)]
 #[command(name = "stackproof", version, about, long_about = None)]
@@ -20,6 +22,8 @@ pub enum Command {
     Version,
     /// Execute one Go template file with data and print the output.
     Render(render::RenderArgs),
+    /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
+    Helmfile(Box<helmfile::HelmfileArgs>),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -38,5 +42,6 @@ pub fn main() -> i32 {
             0
         }
         Command::Render(args) => render::run(&args),
+        Command::Helmfile(args) => helmfile::run(*args),
     }
 }

@@ -626,30 +626,10 @@ fn create(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{Engine, Host};
+    use crate::template::Host;
     use x509_parser::prelude::*;
 
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
-
-    fn call(host: &Host, f: crate::template::registry::CtxFn, args: &[Value]) -> FuncResult {
-        let mut engine = NoEngine;
-        let mut ctx = CallCtx {
-            engine: &mut engine,
-            host,
-        };
-        f(&mut ctx, args)
-    }
+    use crate::funcs::testing::call;
 
     fn cert_of(v: &Value) -> Certificate {
         match v {

@@ -926,21 +926,8 @@ mod tests {
         xs.iter().map(|x| Value::from(*x)).collect()
     }
 
-    struct NoEngine;
-    impl crate::template::Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
-
     fn with_ctx<R>(host: &Host, f: impl FnOnce(&mut CallCtx<'_>) -> R) -> R {
-        let mut engine = NoEngine;
+        let mut engine = crate::template::registry::NullEngine::default();
         let mut ctx = CallCtx {
             engine: &mut engine,
             host,

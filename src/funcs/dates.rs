@@ -2295,29 +2295,9 @@ fn duration_truncate_to(args: &[Value]) -> FuncResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{Engine, Host};
+    use crate::template::Host;
 
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
-
-    fn ctx_call(host: &Host, f: crate::template::registry::CtxFn, args: &[Value]) -> FuncResult {
-        let mut e = NoEngine;
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host,
-        };
-        f(&mut ctx, args)
-    }
+    use crate::funcs::testing::call as ctx_call;
 
     fn text(v: &Value) -> String {
         match v {

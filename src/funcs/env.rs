@@ -90,22 +90,9 @@ pub fn expand(s: &str, mut lookup: impl FnMut(&str) -> String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{Engine, FuncError, Host};
+    use crate::template::Host;
     use std::collections::BTreeMap;
     use std::sync::Arc;
-
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
 
     fn host() -> Host {
         let mut h = Host::new(0);
@@ -118,12 +105,7 @@ mod tests {
 
     fn run(f: crate::template::registry::CtxFn, arg: &str) -> String {
         let h = host();
-        let mut e = NoEngine;
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host: &h,
-        };
-        match f(&mut ctx, &[Value::from(arg)]) {
+        match crate::funcs::testing::call(&h, f, &[Value::from(arg)]) {
             Ok(Value::String(s)) => s.to_string(),
             other => panic!("{other:?}"),
         }

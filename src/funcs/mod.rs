@@ -10,6 +10,17 @@
 pub mod codec;
 
 // Sprig families.
+pub mod conversion;
+pub mod defaults;
+pub mod dicts;
+pub mod lists;
+pub mod math;
+pub mod paths;
+pub mod reflection;
+pub mod regex;
+pub mod semver;
+pub mod strings;
+pub mod url;
 pub mod certs;
 pub mod crypto;
 pub mod dates;
@@ -18,6 +29,8 @@ pub mod env;
 pub mod json;
 pub mod network;
 pub mod random;
+#[cfg(test)]
+mod testing;
 
 // Helm's additions.
 pub mod control;
@@ -40,8 +53,20 @@ pub enum Flavor {
     Helmfile,
 }
 
-/// Sprig 3.2.3, every family, in registration order.
-fn sprig(r: &mut Registry) {
+/// Sprig, every family, in registration order, with the dependency versions the
+/// imitated program pins (Helm 3: Sprig 3.2.3 + mergo 0.3.13; Helmfile: Sprig 3.2.3 +
+/// mergo 0.3.16; Helm 4: Sprig 3.3.0).
+fn sprig(r: &mut Registry, flavor: Flavor) {
+    r.register(strings::FUNCS);
+    r.register(conversion::FUNCS);
+    r.register(math::FUNCS);
+    r.register(lists::FUNCS);
+    r.register(dicts::FUNCS);
+    r.register(defaults::FUNCS);
+    r.register(reflection::FUNCS);
+    r.register(paths::FUNCS);
+    r.register(regex::FUNCS);
+    r.register(url::FUNCS);
     r.register(json::SPRIG_FUNCS);
     r.register(dates::FUNCS);
     r.register(encoding::FUNCS);
@@ -50,6 +75,24 @@ fn sprig(r: &mut Registry) {
     r.register(random::FUNCS);
     r.register(network::FUNCS);
     r.register(env::FUNCS);
+    match flavor {
+        Flavor::Helm3 => {
+            r.register(strings::FUNCS_SPRIG_3_2);
+            r.register(dicts::FUNCS_MERGO_0_3_13);
+            r.register(semver::FUNCS_SEMVER_3_2);
+        }
+        Flavor::Helmfile => {
+            r.register(strings::FUNCS_SPRIG_3_2);
+            r.register(dicts::FUNCS_MERGO_0_3_16);
+            r.register(semver::FUNCS_SEMVER_3_2);
+        }
+        Flavor::Helm4 => {
+            r.register(strings::FUNCS_SPRIG_3_3);
+            r.register(dicts::FUNCS_MERGO_0_3_16);
+            r.register(semver::FUNCS_SEMVER_3_5);
+            sprig_helm4(r);
+        }
+    }
 }
 
 /// What Helm 4 adds or changes: Sprig 3.3.0 additions and newer Go behaviour.
@@ -62,10 +105,7 @@ fn sprig_helm4(r: &mut Registry) {
 /// The functions Helm templates see.
 pub fn helm_registry(flavor: Flavor) -> Registry {
     let mut r = Registry::new();
-    sprig(&mut r);
-    if flavor == Flavor::Helm4 {
-        sprig_helm4(&mut r);
-    }
+    sprig(&mut r, flavor);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
     // Helm's own functions, registered over Sprig's of the same name.
@@ -91,7 +131,7 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 /// The functions Helmfile state and values templates see.
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
-    sprig(&mut r);
+    sprig(&mut r, Flavor::Helmfile);
     r.register(yaml::HELMFILE_FUNCS);
     helmfile::register(&mut r);
     r

@@ -33,31 +33,13 @@ fn get_host_by_name(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::{Engine, Host};
-
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
+    use crate::template::Host;
 
     #[test]
     fn without_dns_the_answer_is_empty_like_helm() {
         // helm v3.15.3: `getHostByName "localhost"` renders "".
         let h = Host::new(0);
-        let mut e = NoEngine;
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host: &h,
-        };
-        let v = get_host_by_name(&mut ctx, &[Value::from("localhost")]).ok();
+        let v = crate::funcs::testing::call(&h, get_host_by_name, &[Value::from("localhost")]).ok();
         assert_eq!(v.as_ref().and_then(Value::as_str), Some(""));
     }
 }

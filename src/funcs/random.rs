@@ -128,32 +128,13 @@ fn shuffle(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::template::Engine;
-
-    struct NoEngine;
-    impl Engine for NoEngine {
-        fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
-            Err(FuncError::call("no engine"))
-        }
-        fn current_template(&self) -> String {
-            String::new()
-        }
-    }
 
     fn call(
         host: &Host,
         f: crate::template::registry::CtxFn,
         args: &[Value],
     ) -> Result<String, String> {
-        let mut e = NoEngine;
-        let mut ctx = CallCtx {
-            engine: &mut e,
-            host,
-        };
-        match f(&mut ctx, args) {
+        match crate::funcs::testing::call(host, f, args) {
             Ok(Value::String(s)) => Ok(s.to_string()),
             Ok(Value::Int(i, _)) => Ok(i.to_string()),
             Ok(other) => Err(format!("{other:?}")),
