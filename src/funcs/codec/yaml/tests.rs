@@ -174,3 +174,95 @@ fn spans_follow_last_write() {
         &text.trim_end().len()
     );
 }
+
+/// Random YAML-ish inputs must never panic, in any mode, and whatever decodes must
+/// re-encode.
+#[test]
+fn random_inputs_do_not_panic() {
+    const ALPHABET: &[&str] = &[
+        "a",
+        "b",
+        "1",
+        "0x",
+        "-",
+        "- ",
+        ": ",
+        ":",
+        "?",
+        "? ",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "\n",
+        "\n  ",
+        "  ",
+        "\t",
+        "#",
+        "&a ",
+        "*a",
+        "!!int ",
+        "!!str ",
+        "!",
+        "<<: ",
+        "'",
+        "\"",
+        "\\",
+        "|",
+        ">",
+        "|-",
+        "---\n",
+        "...\n",
+        "%YAML 1.1\n",
+        "~",
+        "null",
+        "yes",
+        ".inf",
+        "é",
+        "😀",
+        "\r\n",
+        "\u{1}",
+        "\u{feff}",
+        "%",
+        "@",
+        "`",
+        "0777",
+        "1e3",
+        "2024-01-01",
+    ];
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let modes = [
+        DecodeOptions::HELM_MAP,
+        DecodeOptions::HELMFILE_MAP.strict(),
+        DecodeOptions {
+            mode: Mode::V2,
+            strict: false,
+        },
+        DecodeOptions {
+            mode: Mode::V2JsonKeys,
+            strict: true,
+        },
+    ];
+    for _ in 0..3000 {
+        let len = (next() % 24) as usize;
+        let text: String = (0..len)
+            .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+            .collect();
+        for opts in &modes {
+            if let Ok((v, _)) = decode_with_spans(&text, opts) {
+                let _ = encode_v2(&v);
+                let _ = helm_to_yaml(&v);
+                let _ = encode_v3_pretty(&v);
+            }
+            let _ = decode_documents(&text, opts);
+        }
+        let _ = resolve_documents(&text, true);
+    }
+}
