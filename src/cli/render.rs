@@ -80,7 +80,8 @@ pub fn run(args: &RenderArgs) -> i32 {
                 Ok(t) => t,
                 Err(e) => return fail_input(format!("read {}: {e}", p.display())),
             };
-            match crate::chart::yamlio::decode_helm(&raw) {
+            let opts = crate::funcs::codec::yaml::DecodeOptions::HELM_MAP;
+            match crate::funcs::codec::yaml::decode(&raw, &opts) {
                 Ok(v) => v,
                 Err(e) => return fail_input(format!("{}: {e}", p.display())),
             }

@@ -36,8 +36,7 @@ pub fn unwrap_helm_warning(text: &str) -> Option<&str> {
 fn include(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     let name = args[0].as_str().unwrap_or("").to_string();
     let data = args.get(1).cloned().unwrap_or_default();
-    {
-        let counts = ctx.engine.counters();
+    if let Some(counts) = ctx.engine.counters() {
         match counts.get_mut(&name) {
             Some(v) => {
                 if *v > INCLUDE_MAX_DEPTH {
@@ -53,7 +52,7 @@ fn include(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
         }
     }
     let r = ctx.engine.include(&name, &data);
-    if let Some(v) = ctx.engine.counters().get_mut(&name) {
+    if let Some(v) = ctx.engine.counters().and_then(|c| c.get_mut(&name)) {
         *v = v.saturating_sub(1);
     }
     r.map(Value::from)

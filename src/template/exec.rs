@@ -1200,7 +1200,7 @@ impl Engine for State<'_> {
         self.tmpl_name.to_string()
     }
 
-    fn counters(&mut self) -> &mut HashMap<String, usize> {
-        &mut self.shared.counters
+    fn counters(&mut self) -> Option<&mut HashMap<String, usize>> {
+        Some(&mut self.shared.counters)
     }
 }

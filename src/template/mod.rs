@@ -12,6 +12,29 @@
 //! `builtins` (running a tree), `set` (a namespace of named templates, Go's
 //! associated templates), `options`, and `error` (the one error type).
 //!
+//! # API in brief
+//!
+//! * [`TemplateSet::new`]`(name, registry, options)` makes an empty namespace; `name`
+//!   is Go's root template name (`gotpl` in Helm), used in `no template "x"
+//!   associated with template "gotpl"` and as the name `tpl` text is parsed under.
+//! * [`TemplateSet::parse`]`(name, text)` / [`TemplateSet::parse_source`] add a
+//!   template and everything it `define`s; a later definition replaces an earlier
+//!   one unless its body is empty, so the caller controls precedence by parse order.
+//! * [`TemplateSet::execute`]`(name, &data, &host)` runs one template with `data` as
+//!   `.` and `$`; `execute_into` appends to an existing `String`. Parse once,
+//!   execute many times; `TemplateSet` is `Clone` (cheap: trees are shared) and
+//!   `Send + Sync`.
+//! * [`Options`]: [`MissingKey`] (`Default`/`Zero`/`Error`), [`LanguageLevel`]
+//!   (`Go122` for Helm 3 / Helmfile, `Go127` for Helm 4), delimiters.
+//! * Functions come from a [`Registry`]; registry functions shadow Go's builtins
+//!   (see [`builtins`]). Context functions get a [`CallCtx`] whose [`Engine`] offers
+//!   `include` (run a named template of the executing set), `tpl` (parse into a
+//!   clone and run), `current_template` and per-execution `counters`.
+//! * [`Error`]: `Display` is Go's text; fields give kind, location (`template`,
+//!   `line`, Go's `col`), `executing`, node `context`, bare `detail`, `span` and
+//!   `source` for miette ([`Error::to_report`]), `cause` (the wrapped function error
+//!   text) and `inner` (the template error inside `include`/`tpl`).
+//!
 //! Typical use:
 //!
 //! ```

@@ -256,8 +256,10 @@ pub trait Engine {
 
     /// Counters that live as long as the outermost execution (shared with `include`
     /// and `tpl` executions inside it), for host recursion limits such as Helm's
-    /// per-name `include` depth.
-    fn counters(&mut self) -> &mut HashMap<String, usize>;
+    /// per-name `include` depth. `None` from engines that keep none (test stubs).
+    fn counters(&mut self) -> Option<&mut HashMap<String, usize>> {
+        None
+    }
 }
 
 /// An [`Engine`] with no templates, for calling context functions outside a render

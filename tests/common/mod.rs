@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
+use stackproof::funcs::codec::yaml;
 use stackproof::funcs::control;
 use stackproof::template::{
-    Host, LanguageLevel, List, Map, MapType, MissingKey, Options, Registry, TemplateSet, Value,
+    Host, LanguageLevel, Map, MapType, MissingKey, Options, Registry, TemplateSet, Value,
 };
 
 /// One parsed fixture file.
@@ -104,35 +105,13 @@ pub fn parse_fixture(name: &str, text: &str) -> Fixture {
     fx
 }
 
-/// TEST-ONLY data decoding: YAML → Value with every number a float64, as Helm's
-/// values decoding produces (sigs.k8s.io/yaml goes through JSON). To be replaced by
-/// the Go-compatible YAML decoder once it lands; note serde_yaml_ng is YAML 1.2, so
-/// fixtures avoid YAML 1.1 booleans such as `yes`/`on`.
+/// Decodes fixture data the way Helm reads `values.yaml` (YAML 1.1 scalars, every
+/// number a float64), with the project's Go-compatible YAML decoder.
 pub fn yaml_to_value(text: &str) -> Value {
     if text.trim().is_empty() {
         return Value::Map(Map::new());
     }
-    let v: serde_json::Value = serde_yaml_ng::from_str(text).expect("fixture data is YAML");
-    json_to_value(&v)
-}
-
-pub fn json_to_value(v: &serde_json::Value) -> Value {
-    match v {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(s) => Value::str(s.as_str()),
-        serde_json::Value::Array(a) => {
-            Value::List(List::new(a.iter().map(json_to_value).collect()))
-        }
-        serde_json::Value::Object(o) => {
-            let m = Map::new();
-            for (k, v) in o {
-                m.insert(k.clone(), json_to_value(v));
-            }
-            Value::Map(m)
-        }
-    }
+    yaml::decode(text, &yaml::DecodeOptions::HELM_MAP).expect("fixture data is YAML")
 }
 
 /// Builds the set and data for a fixture and runs it: `Ok(output)` or the error's
