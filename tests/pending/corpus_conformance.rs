@@ -273,9 +273,9 @@ fn corpus_conformance() {
             let chart_dir = corpus.join("charts").join(&case.chart);
             let expected_out = std::fs::read_to_string(dir.join(&case.chart).join(format!("{}.yaml", case.id)));
             let expected_err = std::fs::read_to_string(dir.join(&case.chart).join(format!("{}.error", case.id)));
-            let got = std::panic::catch_unwind(|| {
+            let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 render_path(&chart_dir, &opts, &vfs).and_then(|r| r.helm_output())
-            });
+            }));
             let name = format!("{}/{}", case.chart, case.id);
             let (want, have) = match (got, expected_out, expected_err) {
                 (Err(_), _, _) => {
