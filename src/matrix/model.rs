@@ -1,0 +1,314 @@
+//! What a rendered cell is: the three layers rules look at, each of which may have failed.
+//!
+//! A cell of a target renders into a [`RenderedCell`] with three independent layers:
+//! * *states* — the releases a Helmfile stack (or a plain chart) declares, with their
+//!   chart, version, labels, `needs`, installed/condition outcome and declaring line;
+//! * *values* — the merged values each release is rendered with, and where each leaf
+//!   came from when that is known;
+//! * *manifests* — the documents each release renders to, with kind/name/namespace, the
+//!   parsed body, the exact text and the template that produced it.
+//!
+//! Each layer, and each release within the values and manifests layers, is a `Result`:
+//! a stack whose state file fails to evaluate still lets nothing else run, but a release
+//! whose chart is missing only turns that release's manifest rules into findings.
+//!
+//! The model keeps rendered text per document in output order so a later `diff` between
+//! two refs can compare releases document by document.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value as Json;
+
+use crate::source::Location;
+
+/// Where the nodes of a JSON document came from: normalized JSONPath → position.
+pub type Origins = BTreeMap<String, Location>;
+
+/// A release within a stack. Helmfile identifies releases by namespace and name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ReleaseId {
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ReleaseId {
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> ReleaseId {
+        ReleaseId {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+}
+
+impl fmt::Display for ReleaseId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.namespace.is_empty() {
+            f.write_str(&self.name)
+        } else {
+            write!(f, "{}/{}", self.namespace, self.name)
+        }
+    }
+}
+
+/// A Kubernetes object's identity as reports show it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ResourceRef {
+    pub kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for ResourceRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) if !ns.is_empty() => write!(f, "{} {}/{}", self.kind, ns, self.name),
+            _ => write!(f, "{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// Why a layer (or one release of it) could not be produced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RenderError {
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+}
+
+impl RenderError {
+    pub fn new(message: impl Into<String>) -> RenderError {
+        RenderError {
+            message: message.into(),
+            location: None,
+        }
+    }
+
+    pub fn at(mut self, location: Location) -> RenderError {
+        self.location = Some(location);
+        self
+    }
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// One release as a state file declares it, after the state is evaluated.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Release {
+    pub id: ReleaseId,
+    pub chart: String,
+    pub version: String,
+    pub labels: BTreeMap<String, String>,
+    /// `needs` entries as written (`name`, `ns/name` or `context/ns/name`).
+    pub needs: Vec<String>,
+    pub installed: bool,
+    /// The outcome of `condition:` (true when there is no condition).
+    pub enabled: bool,
+    pub condition: Option<String>,
+    /// The state file and line that declared the release.
+    pub declared_at: Option<Location>,
+}
+
+impl Release {
+    /// Whether Helmfile would render this release (`installed` and condition true).
+    pub fn active(&self) -> bool {
+        self.installed && self.enabled
+    }
+
+    /// The JSON a states-layer rule sees for this release.
+    pub fn to_json(&self) -> Json {
+        serde_json::json!({
+            "name": self.id.name,
+            "namespace": self.id.namespace,
+            "chart": self.chart,
+            "version": self.version,
+            "labels": self.labels,
+            "needs": self.needs,
+            "installed": self.installed,
+            "enabled": self.enabled,
+            "condition": self.condition,
+        })
+    }
+}
+
+/// The states layer: every release the stack declares, in declaration order.
+#[derive(Clone, Debug, Default)]
+pub struct StatesLayer {
+    pub releases: Vec<Release>,
+    /// `to_json` of each release, computed once so rules can borrow it.
+    pub docs: Vec<Json>,
+    /// Where each field of each release document was declared, when known.
+    pub origins: Vec<Origins>,
+}
+
+impl StatesLayer {
+    pub fn new(releases: Vec<Release>) -> StatesLayer {
+        let docs = releases.iter().map(Release::to_json).collect();
+        let origins = releases
+            .iter()
+            .map(|r| {
+                let mut o = Origins::new();
+                if let Some(at) = &r.declared_at {
+                    o.insert("$".into(), at.clone());
+                }
+                o
+            })
+            .collect();
+        StatesLayer {
+            releases,
+            docs,
+            origins,
+        }
+    }
+
+    pub fn with_origins(mut self, origins: Vec<Origins>) -> StatesLayer {
+        for (slot, o) in self.origins.iter_mut().zip(origins) {
+            slot.extend(o);
+        }
+        self
+    }
+
+    pub fn find(&self, id: &ReleaseId) -> Option<&Release> {
+        self.releases.iter().find(|r| &r.id == id)
+    }
+}
+
+/// The merged values of one release.
+#[derive(Clone, Debug, Default)]
+pub struct ReleaseValues {
+    pub values: Json,
+    /// Where leaves came from (the values file line that set them), when known.
+    pub origins: Origins,
+    /// The values files merged, in order.
+    pub files: Vec<String>,
+}
+
+/// The values layer: per-release merged values, each of which may have failed.
+#[derive(Clone, Debug, Default)]
+pub struct ValuesLayer {
+    pub releases: Vec<(ReleaseId, Result<ReleaseValues, RenderError>)>,
+}
+
+/// One rendered document.
+#[derive(Clone, Debug, Default)]
+pub struct Manifest {
+    pub kind: String,
+    pub api_version: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub body: Json,
+    /// The document's text exactly as rendered.
+    pub text: Arc<str>,
+    /// The chart template that produced it (`chart/templates/x.yaml`), and its line
+    /// when the renderer knows it.
+    pub template: Option<Location>,
+    /// Where each node of `body` sits in the rendered output (or in a fixture file).
+    pub origins: Origins,
+}
+
+impl Manifest {
+    pub fn resource(&self) -> ResourceRef {
+        ResourceRef {
+            kind: self.kind.clone(),
+            api_version: self.api_version.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+
+    /// The labels in `metadata.labels`.
+    pub fn labels(&self) -> BTreeMap<String, String> {
+        labels_of(&self.body)
+    }
+}
+
+/// `metadata.labels` of a Kubernetes object as strings.
+pub fn labels_of(body: &Json) -> BTreeMap<String, String> {
+    body.pointer("/metadata/labels")
+        .and_then(Json::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), json_text(v)))
+                .collect::<BTreeMap<_, _>>()
+        })
+        .unwrap_or_default()
+}
+
+/// A scalar's text as a user would write it (strings unquoted).
+pub fn json_text(v: &Json) -> String {
+    match v {
+        Json::String(s) => s.clone(),
+        Json::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The manifests layer: per-release rendered documents, each release may have failed.
+#[derive(Clone, Debug, Default)]
+pub struct ManifestsLayer {
+    pub releases: Vec<(ReleaseId, Result<Vec<Manifest>, RenderError>)>,
+}
+
+impl ManifestsLayer {
+    /// Every successfully rendered document, with its release.
+    pub fn documents(&self) -> impl Iterator<Item = (&ReleaseId, &Manifest)> {
+        self.releases.iter().flat_map(|(id, r)| match r {
+            Ok(docs) => docs.iter().map(move |d| (id, d)).collect::<Vec<_>>(),
+            Err(_) => Vec::new(),
+        })
+    }
+}
+
+/// Texts that reports may quote but that are not files on disk (render output).
+#[derive(Clone, Debug, Default)]
+pub struct VirtualSources {
+    pub files: BTreeMap<String, Arc<str>>,
+}
+
+/// One cell of one target, rendered.
+#[derive(Clone, Debug)]
+pub struct RenderedCell {
+    pub target: String,
+    pub cell: String,
+    /// The cell's values as `when` expressions see them: for a stack its state values,
+    /// for a chart its user-supplied values, for fixtures what the fixture declares.
+    pub values: Json,
+    pub states: Result<StatesLayer, RenderError>,
+    pub values_layer: Result<ValuesLayer, RenderError>,
+    pub manifests: Result<ManifestsLayer, RenderError>,
+    pub sources: VirtualSources,
+}
+
+impl RenderedCell {
+    /// A cell whose every layer failed with the same error.
+    pub fn failed(target: &str, cell: &str, values: Json, err: RenderError) -> RenderedCell {
+        RenderedCell {
+            target: target.into(),
+            cell: cell.into(),
+            values,
+            states: Err(err.clone()),
+            values_layer: Err(err.clone()),
+            manifests: Err(err),
+            sources: VirtualSources::default(),
+        }
+    }
+
+    /// Labels of a release from the states layer (empty when unknown).
+    pub fn release_labels(&self, id: &ReleaseId) -> BTreeMap<String, String> {
+        self.states
+            .as_ref()
+            .ok()
+            .and_then(|s| s.find(id))
+            .map(|r| r.labels.clone())
+            .unwrap_or_default()
+    }
+}
