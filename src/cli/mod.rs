@@ -2,6 +2,9 @@
 //! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
 //! or input errors.
 
+pub mod render;
+pub mod template;
+
 use clap::{Parser, Subcommand};
 
 /// Prove Helm charts and Helmfile stacks correct before they ship.
@@ -16,6 +19,10 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Execute one Go template file with data and print the output.
+    Render(render::RenderArgs),
+    /// Render a Helm chart exactly as `helm template` would (Helm 3 or 4).
+    Template(template::TemplateArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -33,5 +40,7 @@ pub fn main() -> i32 {
             println!("stackproof {}", env!("CARGO_PKG_VERSION"));
             0
         }
+        Command::Render(args) => render::run(&args),
+        Command::Template(args) => template::run(&args),
     }
 }
