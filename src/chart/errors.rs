@@ -25,8 +25,16 @@ pub fn parse_error(filename: &str, err: &Error) -> String {
     )
 }
 
-/// The message of a `fail`/`required` somewhere in the chain, if any.
+/// The message of a `fail`/`required` somewhere in the chain, if any: Helm wraps
+/// it in `HELM_ERR_START...HELM_ERR_END` and finds it with a greedy regex over the
+/// whole text; a function may also report it as a deliberate failure.
 fn helm_fail_message(err: &Error) -> Option<String> {
+    let text = err.to_string();
+    if let (Some(start), Some(end)) = (text.find("HELM_ERR_START"), text.rfind("HELM_ERR_END")) {
+        if end >= start + 14 {
+            return Some(text[start + 14..end].to_string());
+        }
+    }
     let mut e = Some(err);
     while let Some(cur) = e {
         if cur.kind == ErrorKind::Fail {
@@ -40,10 +48,7 @@ fn helm_fail_message(err: &Error) -> Option<String> {
         }
         e = cur.inner.as_deref();
     }
-    let text = err.to_string();
-    let start = text.find("HELM_ERR_START")?;
-    let end = text.rfind("HELM_ERR_END")?;
-    (end >= start + 14).then(|| text[start + 14..end].to_string())
+    None
 }
 
 /// `cleanupExecError` (v3) / `reformatExecErrorMsg` (v4).

@@ -408,7 +408,10 @@ pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<S
             }
             if unknown {
                 out.logs.push(match helm {
-                    HelmVersion::V3 => format!("info: skipping unknown hook: {hook_types:?}"),
+                    HelmVersion::V3 => format!(
+                        "manifest_sorter.go:192: info: skipping unknown hook: {}",
+                        crate::template::fmt::quote(&hook_types)
+                    ),
                     HelmVersion::V4 => {
                         format!("level=INFO msg=\"skipping unknown hooks\" hookTypes={hook_types}")
                     }

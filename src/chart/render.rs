@@ -24,7 +24,8 @@ use super::HelmVersion;
 use crate::funcs::{helm_registry, Flavor};
 use crate::source::{SourceFile, Vfs};
 use crate::template::{
-    Host, LanguageLevel, Map, MapType, MissingKey, Options, Registry, TemplateSet, Value,
+    FuncDef, FuncResult, Host, LanguageLevel, Map, MapType, MissingKey, Options, Registry,
+    TemplateSet, Ty, Value,
 };
 
 /// Everything `helm template` takes besides the chart.
@@ -146,15 +147,37 @@ impl Rendered {
     }
 }
 
+/// Helm's `lookup` when no cluster is reachable (`helm template`): always an empty
+/// map.
+fn lookup_offline(_args: &[Value]) -> FuncResult {
+    Ok(Value::Map(Map::new()))
+}
+
+static CHART_FUNCS: &[FuncDef] = &[FuncDef::plain(
+    "lookup",
+    &[Ty::String, Ty::String, Ty::String, Ty::String],
+    lookup_offline,
+)];
+
+/// The function table for one Helm version, plus the render-mode functions Helm's
+/// engine defines itself.
+fn build_registry(flavor: Flavor) -> Registry {
+    let mut r = helm_registry(flavor);
+    if !r.contains("lookup") {
+        r.register(CHART_FUNCS);
+    }
+    r
+}
+
 fn registry(helm: HelmVersion) -> Arc<Registry> {
     static V3: OnceLock<Arc<Registry>> = OnceLock::new();
     static V4: OnceLock<Arc<Registry>> = OnceLock::new();
     match helm {
         HelmVersion::V3 => V3
-            .get_or_init(|| Arc::new(helm_registry(Flavor::Helm3)))
+            .get_or_init(|| Arc::new(build_registry(Flavor::Helm3)))
             .clone(),
         HelmVersion::V4 => V4
-            .get_or_init(|| Arc::new(helm_registry(Flavor::Helm4)))
+            .get_or_init(|| Arc::new(build_registry(Flavor::Helm4)))
             .clone(),
     }
 }

@@ -92,6 +92,8 @@ struct Validator<'a> {
     root: &'a J,
     out: Vec<Failure>,
     depth: usize,
+    /// Compiled `pattern`/`patternProperties` regexes (`None`: does not compile).
+    regexes: std::collections::HashMap<String, Option<regex::Regex>>,
 }
 
 fn resolve<'a>(root: &'a J, r: &str) -> Option<&'a J> {
@@ -131,6 +133,14 @@ fn json_equal(a: &J, b: &J) -> bool {
 }
 
 impl Validator<'_> {
+    fn is_match(&mut self, pattern: &str, text: &str) -> Option<bool> {
+        self.regexes
+            .entry(pattern.to_string())
+            .or_insert_with(|| regex::Regex::new(pattern).ok())
+            .as_ref()
+            .map(|re| re.is_match(text))
+    }
+
     fn fail(&mut self, path: &[String], kind: Fail) {
         self.out.push(Failure {
             path: path.to_vec(),
@@ -221,7 +231,7 @@ impl Validator<'_> {
                     }
                     if let Some(pp) = pattern_props {
                         for (pat, ps) in pp {
-                            if regex::Regex::new(pat).is_ok_and(|re| re.is_match(k)) {
+                            if self.is_match(pat, k) == Some(true) {
                                 matched = true;
                                 self.validate(ps, child, &sub);
                             }
@@ -289,10 +299,8 @@ impl Validator<'_> {
             }
             J::String(text) => {
                 if let Some(J::String(p)) = s.get("pattern") {
-                    if let Ok(re) = regex::Regex::new(p) {
-                        if !re.is_match(text) {
-                            self.fail(path, Fail::Pattern(p.clone(), text.clone()));
-                        }
+                    if self.is_match(p, text) == Some(false) {
+                        self.fail(path, Fail::Pattern(p.clone(), text.clone()));
                     }
                 }
                 let len = text.chars().count();
@@ -426,6 +434,7 @@ pub fn validate_one(helm: HelmVersion, values: &Map, schema: &[u8]) -> Result<()
         root: &schema,
         out: Vec::new(),
         depth: 0,
+        regexes: Default::default(),
     };
     v.validate(&schema, &doc, &[]);
     if v.out.is_empty() {

@@ -3,6 +3,7 @@
 //! or input errors.
 
 pub mod render;
+pub mod template;
 
 use clap::{Parser, Subcommand};
 
@@ -24,6 +25,8 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
     Helmfile(Box<helmfile::HelmfileArgs>),
+    /// Render a Helm chart exactly as `helm template` would (Helm 3 or 4).
+    Template(template::TemplateArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -43,5 +46,6 @@ pub fn main() -> i32 {
         }
         Command::Render(args) => render::run(&args),
         Command::Helmfile(args) => helmfile::run(*args),
+        Command::Template(args) => template::run(&args),
     }
 }

@@ -173,7 +173,11 @@ pub fn run(args: &TemplateArgs) -> i32 {
     match rendered.helm_output() {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
-            if stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()).is_err() {
+            if stdout
+                .write_all(out.as_bytes())
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
                 return 1;
             }
             0

@@ -271,7 +271,9 @@ pub struct NullEngine {
 
 impl Engine for NullEngine {
     fn include(&mut self, name: &str, _: &Value) -> Result<String, FuncError> {
-        Err(FuncError::call(format!("no template {name:?}: not rendering")))
+        Err(FuncError::call(format!(
+            "no template {name:?}: not rendering"
+        )))
     }
 
     fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
@@ -282,8 +284,8 @@ impl Engine for NullEngine {
         String::new()
     }
 
-    fn counters(&mut self) -> &mut HashMap<String, usize> {
-        &mut self.counters
+    fn counters(&mut self) -> Option<&mut HashMap<String, usize>> {
+        Some(&mut self.counters)
     }
 }
 
