@@ -4,6 +4,10 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod check;
+pub mod rules_cmd;
+pub mod schema;
+
 /// Prove Helm charts and Helmfile stacks correct before they ship.
 #[derive(Parser, Debug)]
 #[command(name = "stackproof", version, about, long_about = None)]
@@ -16,6 +20,12 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Render every cell of every target and check the rules on it.
+    Check(check::CheckArgs),
+    /// Print or write the JSON Schemas of the configuration and of rule files.
+    Schema(schema::SchemaArgs),
+    /// Explain the assertion kinds rules can use.
+    Rules(rules_cmd::RulesArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -33,5 +43,8 @@ pub fn main() -> i32 {
             println!("stackproof {}", env!("CARGO_PKG_VERSION"));
             0
         }
+        Command::Check(args) => check::run(&args),
+        Command::Schema(args) => schema::run(&args),
+        Command::Rules(args) => rules_cmd::run(&args),
     }
 }

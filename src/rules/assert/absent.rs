@@ -33,6 +33,7 @@ Secret, a debug port in production, a `hostNetwork: true`.",
 /// No parameters.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "AbsentParams")]
 struct Params {}
 
 struct Absent;

@@ -37,6 +37,7 @@ nothing.",
 /// No parameters.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CaOnlyParams")]
 struct Params {}
 
 struct CaOnly;

@@ -34,6 +34,7 @@ default.",
 /// Bounds; give `exactly`, or `min` and/or `max`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CountParams")]
 struct Params {
     #[serde(default)]
     exactly: Option<usize>,

@@ -35,6 +35,7 @@ that stops being rendered when a mode switches, a value that a refactor renamed.
 /// No parameters.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "ExistsParams")]
 struct Params {}
 
 struct Exists;

@@ -37,6 +37,7 @@ swapped bundle (a test CA promoted by accident, a stale copy) a reviewable failu
 /// Pinned fingerprints.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "FingerprintIsParams")]
 struct Params {
     /// One fingerprint or a list.
     sha256: crate::rules::model::Patterns,

@@ -46,6 +46,7 @@ two values at the same Secret name.",
 /// Where trust material is referenced.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "KeyNotTrustedParams")]
 struct Params {
     trust: Vec<LookupSpec>,
 }

@@ -35,6 +35,7 @@ durations cert-manager accepts.",
 /// A regular expression.
 #[derive(Deserialize, JsonSchema)]
 #[serde(transparent)]
+#[schemars(rename = "MatchesPattern")]
 struct Pattern(String);
 
 struct Matches {

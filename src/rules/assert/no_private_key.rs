@@ -38,6 +38,7 @@ handed to every workload that trusts it.",
 /// No parameters.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "NoPrivateKeyParams")]
 struct Params {}
 
 struct NoPrivateKey;

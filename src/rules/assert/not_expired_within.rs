@@ -38,6 +38,7 @@ weeks ahead.",
 /// A duration such as `30d`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(transparent)]
+#[schemars(rename = "NotExpiredWithinDuration")]
 struct Duration(String);
 
 struct NotExpiredWithin {

@@ -46,6 +46,7 @@ is exactly when a reference loses its target.",
 /// Things that exist outside the render.
 #[derive(Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[schemars(rename = "ReferencesResolveParams")]
 struct Params {
     /// Issuers provided outside the stack: `ClusterIssuer/name`, `Issuer/namespace/name`.
     #[serde(default)]

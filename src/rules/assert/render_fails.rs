@@ -35,6 +35,7 @@ render a half-configured router. Without a test the guard can be deleted unnotic
 /// A regular expression the error must contain a match of.
 #[derive(Deserialize, JsonSchema)]
 #[serde(transparent)]
+#[schemars(rename = "RenderFailsPattern")]
 struct Pattern(String);
 
 struct RenderFails {

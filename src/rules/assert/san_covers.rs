@@ -45,6 +45,7 @@ another; they drift apart on a rename and TLS fails only in the cluster.",
 /// Hostnames to cover: literal, looked up, or both.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[schemars(rename = "SanCoversParams")]
 struct Params {
     #[serde(default)]
     hosts: Vec<String>,

@@ -43,6 +43,7 @@ declared.",
 /// The allowed set: `values`, or `from` (a lookup), or both (union).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "SubsetOfParams")]
 struct Params {
     #[serde(default)]
     values: Option<Vec<Json>>,

@@ -35,6 +35,7 @@ true in a template, `port: \"8080\"` a string the API server rejects. Pin the on
 /// A value type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "TypeIsType")]
 enum Type {
     String,
     Number,
@@ -50,6 +51,7 @@ enum Type {
 /// One type or a list of types.
 #[derive(Deserialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(rename = "TypeIsTypes")]
 enum Types {
     One(Type),
     Many(Vec<Type>),

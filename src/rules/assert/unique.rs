@@ -37,6 +37,7 @@ the same nodePort, two Ingress hosts, two webhooks with one name all fail late a
 /// Optional key selection.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "UniqueParams")]
 struct Params {
     /// A JSONPath inside each selected node giving the key.
     #[serde(default)]
