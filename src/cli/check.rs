@@ -57,8 +57,11 @@ fn matches_any(patterns: &[String], text: &str) -> bool {
     patterns.is_empty() || patterns.iter().any(|p| glob_match(p, text))
 }
 
+/// Compiled rules by rule file.
+type RuleFiles = BTreeMap<PathBuf, Vec<Arc<Rule>>>;
+
 /// Loads and compiles every rule file the configuration names, once each.
-fn load_rules(config: &Config) -> Result<BTreeMap<PathBuf, Vec<Arc<Rule>>>, InputError> {
+fn load_rules(config: &Config) -> Result<RuleFiles, InputError> {
     let mut files: Vec<&PathBuf> = config
         .targets
         .iter()
@@ -66,7 +69,7 @@ fn load_rules(config: &Config) -> Result<BTreeMap<PathBuf, Vec<Arc<Rule>>>, Inpu
         .collect();
     files.sort();
     files.dedup();
-    let loaded: Vec<Result<(PathBuf, Vec<Arc<Rule>>), InputError>> = files
+    let loaded: Vec<Result<_, InputError>> = files
         .par_iter()
         .map(|p| {
             let shown = display_path(p, &config.display_base);
@@ -115,8 +118,10 @@ pub fn run_check(
     for p in &filters.targets {
         if !config.targets.iter().any(|t| glob_match(p, &t.name)) {
             let names: Vec<&str> = config.targets.iter().map(|t| t.name.as_str()).collect();
-            return Err(InputError::new(format!("--target {p}: no target has this name"))
-                .with_help(format!("targets: {}", names.join(", "))));
+            return Err(
+                InputError::new(format!("--target {p}: no target has this name"))
+                    .with_help(format!("targets: {}", names.join(", "))),
+            );
         }
     }
 
@@ -142,8 +147,10 @@ pub fn run_check(
             .flat_map(|t| t.cells.iter().map(|c| c.name.clone()))
             .collect::<Vec<_>>();
         if !known.iter().any(|n| glob_match(p, n)) {
-            return Err(InputError::new(format!("--cell {p}: no cell has this name"))
-                .with_help(format!("cells: {}", known.join("; "))));
+            return Err(
+                InputError::new(format!("--cell {p}: no cell has this name"))
+                    .with_help(format!("cells: {}", known.join("; "))),
+            );
         }
     }
 

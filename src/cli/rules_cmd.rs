@@ -38,7 +38,11 @@ pub fn run(args: &RulesArgs) -> i32 {
             None => {
                 eprintln!(
                     "error: unknown assertion kind `{kind}`; known kinds: {}",
-                    assert::KINDS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+                    assert::KINDS
+                        .iter()
+                        .map(|k| k.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 );
                 2
             }

@@ -415,16 +415,18 @@ pub fn parse(
 
     let now = match &spec.now {
         None => None,
-        Some(s) => match parse_rfc3339(s) {
-            Some(t) => Some(t),
-            None => {
-                let pos = node.get("now").map(|n| n.pos).unwrap_or_default();
-                return Err(err_at(
+        Some(s) => {
+            match parse_rfc3339(s) {
+                Some(t) => Some(t),
+                None => {
+                    let pos = node.get("now").map(|n| n.pos).unwrap_or_default();
+                    return Err(err_at(
                     format!("`now` must be an RFC 3339 time such as 2026-01-01T00:00:00Z, got {s:?}"),
                     pos,
                 ));
+                }
             }
-        },
+        }
     };
 
     let resolve = |p: &str| normalize(&root.join(p));
@@ -535,11 +537,11 @@ pub fn parse(
         };
 
         let mut rule_files = Vec::new();
-        let patterns = spec
-            .rules
-            .iter()
-            .map(|p| (p, node.get("rules")))
-            .chain(t.rules.iter().map(|p| (p, tnode.and_then(|n| n.get("rules")))));
+        let patterns = spec.rules.iter().map(|p| (p, node.get("rules"))).chain(
+            t.rules
+                .iter()
+                .map(|p| (p, tnode.and_then(|n| n.get("rules")))),
+        );
         for (pattern, pnode) in patterns {
             let pos = pnode
                 .and_then(|n| match &n.kind {
@@ -580,7 +582,11 @@ pub fn parse(
         ));
     }
     for (name, _) in &spec.matrices {
-        if !spec.targets.iter().any(|t| t.matrix.as_deref() == Some(name)) {
+        if !spec
+            .targets
+            .iter()
+            .any(|t| t.matrix.as_deref() == Some(name))
+        {
             // Unused matrices are allowed (shared files), but must still be valid.
             let mnode = node.get("matrices").and_then(|n| n.get(name));
             if let Some(m) = spec.matrices.get(name) {

@@ -131,11 +131,7 @@ pub fn short_names(paths: &[String]) -> Vec<String> {
 type ExpandError = (String, Option<Pos>);
 
 /// Expands a matrix into its cells; errors carry the position of the offending entry.
-pub fn expand(
-    m: &MatrixSpec,
-    node: Option<&YNode>,
-    root: &Path,
-) -> Result<Vec<Cell>, ExpandError> {
+pub fn expand(m: &MatrixSpec, node: Option<&YNode>, root: &Path) -> Result<Vec<Cell>, ExpandError> {
     let axes_node = node.and_then(|n| n.get("axes"));
     let axis_paths: Vec<String> = m.axes.keys().cloned().collect();
     for (path, axis) in &m.axes {

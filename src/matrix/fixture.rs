@@ -185,7 +185,10 @@ fn read_states(dir: &Path, show: &dyn Fn(&Path) -> String) -> Result<States, Ren
     let shown = show(&file);
     let bad = |e: yaml::YamlError| {
         let line = e.pos.map_or(1, |p| p.line as usize);
-        RenderError::new(format!("{shown}:{line}: invalid fixture states: {}", e.message))
+        RenderError::new(format!(
+            "{shown}:{line}: invalid fixture states: {}",
+            e.message
+        ))
     };
     let node = yaml::parse_one(&text, Duplicates::Reject).map_err(bad)?;
     let spec: StatesFile = yaml::from_node(&node).map_err(bad)?;
@@ -362,7 +365,10 @@ mod tests {
     #[test]
     fn file_line_forms() {
         let l = parse_file_line("helmfile.d/01.yaml:12").unwrap();
-        assert_eq!((l.file.as_str(), l.line, l.column), ("helmfile.d/01.yaml", 12, 1));
+        assert_eq!(
+            (l.file.as_str(), l.line, l.column),
+            ("helmfile.d/01.yaml", 12, 1)
+        );
         let l = parse_file_line("a.yaml:3:7").unwrap();
         assert_eq!((l.line, l.column), (3, 7));
         assert!(parse_file_line("nofile").is_none());

@@ -17,9 +17,9 @@ pub fn parse_stream(text: &str, file: &str) -> Result<Vec<Manifest>, RenderError
         let node = match yaml::parse_one(body_text, Duplicates::LastWins) {
             Ok(n) => n,
             Err(e) => {
-                let line = e.pos.map_or(chunk.first_line, |p| {
-                    p.line as usize + chunk.first_line - 1
-                });
+                let line = e
+                    .pos
+                    .map_or(chunk.first_line, |p| p.line as usize + chunk.first_line - 1);
                 return Err(RenderError::new(format!(
                     "{file}:{line}: rendered output is not valid YAML: {}",
                     e.message

@@ -73,7 +73,11 @@ pub struct CellRef {
 }
 
 /// Renders the given cells in parallel; results come back in the order given.
-pub fn render_cells(config: &Config, renderers: &Renderers, cells: &[CellRef]) -> Vec<RenderedCell> {
+pub fn render_cells(
+    config: &Config,
+    renderers: &Renderers,
+    cells: &[CellRef],
+) -> Vec<RenderedCell> {
     cells
         .par_iter()
         .map(|r| {

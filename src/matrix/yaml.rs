@@ -337,7 +337,11 @@ pub fn parse_documents(text: &str, dups: Duplicates) -> Result<Vec<YNode>, YamlE
                 Some((YNode { pos, kind }, Some(anchor).filter(|a| *a != 0)))
             }
             Event::SequenceStart(anchor, _) => {
-                stack.push(Frame::Seq(pos, Some(anchor).filter(|a| *a != 0), Vec::new()));
+                stack.push(Frame::Seq(
+                    pos,
+                    Some(anchor).filter(|a| *a != 0),
+                    Vec::new(),
+                ));
                 None
             }
             Event::MappingStart(anchor, _) => {
@@ -612,9 +616,7 @@ impl<'de> de::Deserializer<'de> for &'de YNode {
             YKind::Int(i) => visitor.visit_i64(*i),
             YKind::Float(f) => visitor.visit_f64(*f),
             YKind::Str(s) => visitor.visit_borrowed_str(s),
-            YKind::Seq(items) => visitor.visit_seq(SeqNodes {
-                iter: items.iter(),
-            }),
+            YKind::Seq(items) => visitor.visit_seq(SeqNodes { iter: items.iter() }),
             YKind::Map(entries) => visitor.visit_map(MapNodes {
                 iter: entries.iter(),
                 value: None,
@@ -760,7 +762,11 @@ impl<'de> de::VariantAccess<'de> for &'de YNode {
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, YamlError> {
         seed.deserialize(self)
     }
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, YamlError> {
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, YamlError> {
         de::Deserializer::deserialize_any(self, visitor)
     }
     fn struct_variant<V: Visitor<'de>>(
@@ -839,7 +845,10 @@ mod tests {
             Duplicates::Reject,
         )
         .unwrap();
-        assert_eq!(n.get("other").unwrap().to_json(), serde_json::json!({"x": 1, "y": 3}));
+        assert_eq!(
+            n.get("other").unwrap().to_json(),
+            serde_json::json!({"x": 1, "y": 3})
+        );
     }
 
     #[test]

@@ -6,7 +6,9 @@ use super::{summary_line, Report, Role, Severity};
 
 /// Escapes a command's message.
 fn data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escapes a command property value.
@@ -35,7 +37,10 @@ pub fn render(report: &Report) -> String {
             props.push(format!("line={}", l.line));
             props.push(format!("col={}", l.column.max(1)));
         }
-        props.push(format!("title={}", prop(&format!("{} ({})", f.rule, f.cell))));
+        props.push(format!(
+            "title={}",
+            prop(&format!("{} ({})", f.rule, f.cell))
+        ));
         let mut msg = f.message.clone();
         let mut ctx = vec![format!("target {}", f.target), format!("cell {}", f.cell)];
         if let Some(r) = &f.release {

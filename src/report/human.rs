@@ -4,7 +4,10 @@
 
 use std::fmt;
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, Severity as MSeverity};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource,
+    Severity as MSeverity,
+};
 
 use super::{summary_line, Finding, Report, Role, Severity, Sources};
 use crate::matrix::error::InputError;
@@ -55,7 +58,9 @@ impl Diagnostic for Diag {
         Some(self.severity)
     }
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
@@ -99,7 +104,10 @@ fn finding_diag(f: &Finding, sources: &Sources) -> Diag {
     if let Some(p) = &f.path {
         notes.push(format!("at {p}"));
     }
-    let primary = f.locations.iter().position(|l| l.line > 0 && l.role != Role::Rule);
+    let primary = f
+        .locations
+        .iter()
+        .position(|l| l.line > 0 && l.role != Role::Rule);
     let mut source = None;
     let mut label = None;
     if let Some(i) = primary {
@@ -120,7 +128,10 @@ fn finding_diag(f: &Finding, sources: &Sources) -> Diag {
         } else {
             l.file.clone()
         };
-        let what = l.label.clone().unwrap_or_else(|| l.role.as_str().to_string());
+        let what = l
+            .label
+            .clone()
+            .unwrap_or_else(|| l.role.as_str().to_string());
         notes.push(format!("{what}: {place}"));
     }
     let why = f.title.clone();

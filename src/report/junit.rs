@@ -30,7 +30,8 @@ pub fn render(report: &Report) -> String {
     for o in &report.outcomes {
         suites.entry((&o.target, &o.cell)).or_default().push(o);
     }
-    let count = |pred: &dyn Fn(&Outcome) -> bool| report.outcomes.iter().filter(|o| pred(o)).count();
+    let count =
+        |pred: &dyn Fn(&Outcome) -> bool| report.outcomes.iter().filter(|o| pred(o)).count();
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     s.push_str(&format!(
         "<testsuites name=\"stackproof\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">\n",
@@ -40,7 +41,10 @@ pub fn render(report: &Report) -> String {
         report.summary.elapsed.as_secs_f64()
     ));
     for ((target, cell), outcomes) in suites {
-        let failures = outcomes.iter().filter(|o| o.status == Status::Failed).count();
+        let failures = outcomes
+            .iter()
+            .filter(|o| o.status == Status::Failed)
+            .count();
         let skipped = outcomes
             .iter()
             .filter(|o| matches!(o.status, Status::Skipped { .. }))
@@ -59,7 +63,10 @@ pub fn render(report: &Report) -> String {
             match &o.status {
                 Status::Passed => s.push_str(&format!("{case}/>\n")),
                 Status::Skipped { reason } => {
-                    s.push_str(&format!("{case}>\n      <skipped message=\"{}\"/>\n    </testcase>\n", escape(reason)));
+                    s.push_str(&format!(
+                        "{case}>\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                        escape(reason)
+                    ));
                 }
                 Status::Failed => {
                     let severity = o

@@ -24,7 +24,18 @@ use crate::matrix::model::ResourceRef;
 
 /// How serious a broken rule is.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -132,7 +143,9 @@ impl Finding {
 pub enum Status {
     Passed,
     /// `when` was false.
-    Skipped { reason: String },
+    Skipped {
+        reason: String,
+    },
     Failed,
 }
 
@@ -284,7 +297,8 @@ pub fn render(report: &Report, format: Format, color: bool) -> String {
 
 /// `3 cells, 12 rules, 2 findings (1 error, 1 warning) in 0.41s`.
 pub fn summary_line(s: &Summary) -> String {
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut parts = Vec::new();
     if s.errors > 0 {
         parts.push(plural(s.errors, "error", "errors"));

@@ -30,7 +30,10 @@ fn fingerprint(f: &Finding) -> String {
         f.target,
         f.cell,
         f.release.as_deref().unwrap_or(""),
-        f.resource.as_ref().map(ToString::to_string).unwrap_or_default(),
+        f.resource
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
         f.path.as_deref().unwrap_or("")
     );
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -66,7 +66,11 @@ The JSON Schema for rule files is `schemas/rules.schema.json`.\n\n## Kinds\n\n",
     }
     s.push('\n');
     for k in KINDS {
-        s.push_str(&explain(k).replacen("# ", "## ", 1).replace("\n## ", "\n### "));
+        s.push_str(
+            &explain(k)
+                .replacen("# ", "## ", 1)
+                .replace("\n## ", "\n### "),
+        );
         s.push('\n');
     }
     s

@@ -127,7 +127,12 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
         .assertions
         .iter()
         .any(|a| !a.kind.empty_ok && !a.kind.on_failed_layer);
-    if strict_empty && !rule.allow_empty && sel.subjects.is_empty() && sel.failures.is_empty() && sel.gaps.is_empty() {
+    if strict_empty
+        && !rule.allow_empty
+        && sel.subjects.is_empty()
+        && sel.failures.is_empty()
+        && sel.gaps.is_empty()
+    {
         let f = plain(
             format!(
                 "nothing on the {} layer matches the selector, so the rule proves nothing (set `allow-empty: true` if that is expected)",
@@ -212,7 +217,12 @@ fn subject_label(layer: Layer) -> &'static str {
     }
 }
 
-fn violation_finding(rule: &Rule, cell: &RenderedCell, sel: &Selection<'_>, v: Violation) -> Finding {
+fn violation_finding(
+    rule: &Rule,
+    cell: &RenderedCell,
+    sel: &Selection<'_>,
+    v: Violation,
+) -> Finding {
     let subject = v.subject.map(|i| &sel.subjects[i]);
     let mut locations = Vec::new();
     if let Some(s) = subject {

@@ -98,7 +98,9 @@ mod tests {
             .unwrap();
         assert!(!e.truth(&ctx(json!({}))).unwrap());
         assert!(e
-            .truth(&ctx(json!({"addons": {"llm": {"enabled": true, "pki": {"mode": "x"}}}})))
+            .truth(&ctx(
+                json!({"addons": {"llm": {"enabled": true, "pki": {"mode": "x"}}}})
+            ))
             .unwrap());
     }
 
@@ -111,6 +113,9 @@ mod tests {
     #[test]
     fn templates_render() {
         let c = value(&json!({"name": "x", "n": 2}));
-        assert_eq!(render_template("{{ name }} has {{ n }}", &c).unwrap(), "x has 2");
+        assert_eq!(
+            render_template("{{ name }} has {{ n }}", &c).unwrap(),
+            "x has 2"
+        );
     }
 }

@@ -90,7 +90,10 @@ pub fn load_text(text: &Arc<str>, shown: &str) -> Result<Vec<Rule>, InputError> 
         }
         if let Some(prev) = out.iter().find(|r| r.id == spec.id) {
             return Err(err(
-                format!("duplicate rule id `{}` (first at line {})", spec.id, prev.line),
+                format!(
+                    "duplicate rule id `{}` (first at line {})",
+                    spec.id, prev.line
+                ),
                 at("id"),
             ));
         }

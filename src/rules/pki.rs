@@ -49,6 +49,15 @@ pub fn is_key_entry_name(name: &str) -> bool {
 pub fn decode(v: &Json) -> Material {
     let mut m = Material::default();
     walk(v, "", &mut m);
+    // An entry named like a key that also holds a PEM key is one finding, not two.
+    let pem_entries: Vec<String> = m
+        .keys
+        .iter()
+        .filter(|k| k.what.starts_with("a PEM"))
+        .map(|k| k.entry.clone())
+        .collect();
+    m.keys
+        .retain(|k| k.what.starts_with("a PEM") || !pem_entries.contains(&k.entry));
     m
 }
 
@@ -114,7 +123,8 @@ fn decode_pem(bytes: &[u8], entry: &str, m: &mut Material) {
         let pem = match pem {
             Ok(p) => p,
             Err(e) => {
-                m.errors.push(format!("{}: unreadable PEM block: {e}", show_entry(entry)));
+                m.errors
+                    .push(format!("{}: unreadable PEM block: {e}", show_entry(entry)));
                 break;
             }
         };

@@ -100,19 +100,27 @@ impl Selector {
         if layer != Layer::Manifests {
             if spec.kind.is_some() {
                 return Err((
-                    format!("`kind` selects rendered documents; this rule is on the {} layer", layer.as_str()),
+                    format!(
+                        "`kind` selects rendered documents; this rule is on the {} layer",
+                        layer.as_str()
+                    ),
                     "kind",
                 ));
             }
             if spec.api_version.is_some() {
                 return Err((
-                    format!("`api-version` selects rendered documents; this rule is on the {} layer", layer.as_str()),
+                    format!(
+                        "`api-version` selects rendered documents; this rule is on the {} layer",
+                        layer.as_str()
+                    ),
                     "api-version",
                 ));
             }
         }
         let where_ = match &spec.where_ {
-            Some(src) => Some(Expr::compile(src).map_err(|e| (format!("invalid `where`: {e}"), "where"))?),
+            Some(src) => {
+                Some(Expr::compile(src).map_err(|e| (format!("invalid `where`: {e}"), "where"))?)
+            }
             None => None,
         };
         let path = match &spec.path {
@@ -190,6 +198,8 @@ pub struct Selection<'a> {
     /// Subjects in which the path matched nothing.
     pub missing: Vec<usize>,
     pub has_path: bool,
+    /// The selector's JSONPath as written.
+    pub path_source: Option<String>,
     /// The layer (release = None) or releases that failed to render.
     pub failures: Vec<(Option<ReleaseId>, RenderError)>,
     /// `where`/JSONPath evaluation errors.
@@ -206,6 +216,7 @@ impl<'a> Selection<'a> {
 pub fn select<'a>(cell: &'a RenderedCell, layer: Layer, sel: &Selector) -> Selection<'a> {
     let mut out = Selection {
         has_path: sel.path.is_some(),
+        path_source: sel.path.as_ref().map(|p| p.source.clone()),
         ..Selection::default()
     };
     let mut candidates: Vec<Subject<'a>> = Vec::new();

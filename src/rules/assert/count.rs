@@ -70,11 +70,16 @@ impl Assertion for Count {
         } else {
             cx.sel.subjects.len()
         };
-        let what = if cx.sel.has_path { "path matches" } else { "matches" };
+        let what = |k: usize| match (cx.sel.has_path, k == 1) {
+            (true, true) => "path match",
+            (true, false) => "path matches",
+            (false, true) => "match",
+            (false, false) => "matches",
+        };
         let bad = match (self.0.exactly, self.0.min, self.0.max) {
-            (Some(e), _, _) if n != e => Some(format!("expected exactly {e} {what}, found {n}")),
-            (_, Some(m), _) if n < m => Some(format!("expected at least {m} {what}, found {n}")),
-            (_, _, Some(m)) if n > m => Some(format!("expected at most {m} {what}, found {n}")),
+            (Some(e), _, _) if n != e => Some(format!("expected exactly {e} {}, found {n}", what(e))),
+            (_, Some(m), _) if n < m => Some(format!("expected at least {m} {}, found {n}", what(m))),
+            (_, _, Some(m)) if n > m => Some(format!("expected at most {m} {}, found {n}", what(m))),
             _ => None,
         };
         let Some(msg) = bad else { return Vec::new() };

@@ -53,7 +53,16 @@ impl Assertion for Exists {
         cx.sel
             .missing
             .iter()
-            .map(|&i| Violation::subject(i, format!("{} has nothing at the path", cx.describe(i))))
+            .map(|&i| {
+                Violation::subject(
+                    i,
+                    format!(
+                        "{} has nothing at `{}`",
+                        cx.describe(i),
+                        cx.sel.path_source.as_deref().unwrap_or("$")
+                    ),
+                )
+            })
             .collect()
     }
 }

@@ -94,25 +94,27 @@ fn same_ns(a: &str, b: &str) -> bool {
 impl Assertion for KeyNotTrusted {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         // Key-holding Secret names, with the node they came from.
-        let mut keys: Vec<(String, String, &super::Node<'_>)> = Vec::new();
+        let mut keys: Vec<(String, String, &super::Node<'_>, String)> = Vec::new();
         for n in &cx.sel.nodes {
             let s = cx.subject(n.subject);
             let kind = s.resource.as_ref().map(|r| r.kind.as_str());
             if cx.sel.has_path {
                 if let Some(name) = n.value.as_str() {
-                    keys.push((s.namespace.clone(), name.to_string(), n));
+                    let why = format!("the server key named at {} of {}", n.path, cx.describe(n.subject));
+                    keys.push((s.namespace.clone(), name.to_string(), n, why));
                 }
                 continue;
             }
             match kind {
                 Some("Certificate") => {
                     if let Some(name) = n.value.pointer("/spec/secretName").and_then(Json::as_str) {
-                        keys.push((s.namespace.clone(), name.to_string(), n));
+                        let why = format!("the private key of {}", cx.describe(n.subject));
+                        keys.push((s.namespace.clone(), name.to_string(), n, why));
                     }
                 }
                 Some("Secret") if holds_key(n.value) => {
                     if let Some(r) = &s.resource {
-                        keys.push((s.namespace.clone(), r.name.clone(), n));
+                        keys.push((s.namespace.clone(), r.name.clone(), n, "a private key".into()));
                     }
                 }
                 _ => {}
@@ -120,13 +122,9 @@ impl Assertion for KeyNotTrusted {
         }
         let mut out = Vec::new();
         for (lookup, optional) in &self.trust {
-            let found = match lookup.run(cx) {
-                Ok(f) => f,
-                Err(e) => {
-                    out.push(Violation::whole(e));
-                    continue;
-                }
-            };
+            let looked = lookup.run(cx);
+            out.extend(looked.problems.into_iter().map(Violation::whole));
+            let found = looked.found;
             if found.is_empty() && !optional {
                 out.push(Violation::whole(format!(
                     "the trust lookup {} found nothing",
@@ -135,13 +133,12 @@ impl Assertion for KeyNotTrusted {
             }
             for f in found {
                 let Some(trusted) = f.value.as_str() else { continue };
-                for (ns, name, n) in &keys {
+                for (ns, name, n, why) in &keys {
                     if name == trusted && same_ns(ns, &f.namespace) {
                         let mut v = Violation::at(
                             n,
                             format!(
-                                "Secret {name} holds {}'s private key but {} uses it as trust material",
-                                cx.describe(n.subject),
+                                "Secret {name} holds {why}, but {} uses it as trust material",
                                 f.owner
                             ),
                         );

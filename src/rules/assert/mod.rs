@@ -181,7 +181,9 @@ pub struct Built {
 
 impl std::fmt::Debug for Built {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Built").field("kind", &self.kind.name).finish()
+        f.debug_struct("Built")
+            .field("kind", &self.kind.name)
+            .finish()
     }
 }
 
@@ -357,15 +359,14 @@ pub struct Found {
 impl Lookup {
     pub fn build(spec: &LookupSpec, node: &YNode) -> Result<Lookup, YamlError> {
         let layer_for_compile = spec.layer.unwrap_or(Layer::Manifests);
-        let selector = Selector::compile(&spec.select, layer_for_compile).map_err(|(m, field)| {
-            YamlError {
+        let selector =
+            Selector::compile(&spec.select, layer_for_compile).map_err(|(m, field)| YamlError {
                 message: m,
                 pos: node
                     .get("select")
                     .and_then(|s| s.key_pos(field))
                     .or(Some(node.pos)),
-            }
-        })?;
+            })?;
         let describe = spec
             .select
             .path
@@ -378,26 +379,39 @@ impl Lookup {
         })
     }
 
-    /// Runs the lookup; an unavailable layer or release is an error (fail closed).
-    pub fn run(&self, cx: &Ctx<'_, '_>) -> Result<Vec<Found>, String> {
+    /// Runs the lookup. What could not be looked at (a failed layer or release, an
+    /// expression error) comes back as `problems`, next to whatever was found, so
+    /// callers can fail closed without hiding what the rest of the cell shows.
+    pub fn run(&self, cx: &Ctx<'_, '_>) -> Lookedup {
         let layer = self.layer.unwrap_or(cx.layer);
         let sel = select::select(cx.cell, layer, &self.selector);
-        if let Some((rel, e)) = sel.failures.first() {
-            return Err(match rel {
-                Some(r) => format!("cannot look up {}: release {r} failed: {e}", self.describe),
-                None => format!("cannot look up {}: the {} layer failed: {e}", self.describe, layer.as_str()),
-            });
-        }
-        if let Some(g) = sel.gaps.first() {
-            return Err(format!("cannot look up {}: {}", self.describe, g.message));
-        }
+        let mut problems: Vec<String> = sel
+            .failures
+            .iter()
+            .map(|(rel, e)| match rel {
+                Some(r) => format!(
+                    "cannot look up {}: release {r} failed to render: {e}",
+                    self.describe
+                ),
+                None => format!(
+                    "cannot look up {}: the {} layer failed to render: {e}",
+                    self.describe,
+                    layer.as_str()
+                ),
+            })
+            .collect();
+        problems.extend(
+            sel.gaps
+                .iter()
+                .map(|g| format!("cannot look up {}: {}", self.describe, g.message)),
+        );
         let inner = Ctx {
             cell: cx.cell,
             sel: &sel,
             layer,
             now: cx.now,
         };
-        Ok(sel
+        let found = sel
             .nodes
             .iter()
             .map(|n| Found {
@@ -406,8 +420,16 @@ impl Lookup {
                 owner: inner.describe(n.subject),
                 location: inner.location_of(n.subject, &n.path, "referenced here"),
             })
-            .collect())
+            .collect();
+        Lookedup { found, problems }
     }
+}
+
+/// What a lookup found, and what kept it from looking everywhere.
+#[derive(Clone, Debug, Default)]
+pub struct Lookedup {
+    pub found: Vec<Found>,
+    pub problems: Vec<String>,
 }
 
 /// Compact JSON for messages, shortened past 80 characters.
@@ -474,7 +496,11 @@ mod tests {
     fn kind_names_are_unique_and_kebab_case() {
         let mut names: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
         for n in &names {
-            assert!(n.chars().all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()), "{n}");
+            assert!(
+                n.chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()),
+                "{n}"
+            );
         }
         names.sort();
         let before = names.len();

@@ -54,7 +54,7 @@ impl Assertion for NoPrivateKey {
         for n in &cx.sel.nodes {
             let m = pki::decode(n.value);
             for k in m.keys {
-                let at = if k.entry.is_empty() {
+                let at = if k.entry.is_empty() || !k.what.starts_with("a PEM") {
                     String::new()
                 } else {
                     format!(" in `{}`", k.entry)

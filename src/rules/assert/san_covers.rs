@@ -103,32 +103,32 @@ impl Assertion for SanCovers {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         let mut hosts: Vec<(String, Option<crate::report::FindingLocation>)> =
             self.hosts.iter().map(|h| (h.clone(), None)).collect();
+        let mut out = Vec::new();
         if let Some(from) = &self.from {
-            match from.run(cx) {
-                Ok(found) if found.is_empty() => {
-                    return vec![Violation::whole(format!(
-                        "no hostnames found at {}",
-                        from.describe
-                    ))]
+            let looked = from.run(cx);
+            out.extend(looked.problems.into_iter().map(Violation::whole));
+            if looked.found.is_empty() {
+                out.push(Violation::whole(format!("no hostnames found at {}", from.describe)));
+            }
+            for f in looked.found {
+                let items: Vec<Json> = match f.value {
+                    Json::Array(a) => a,
+                    other => vec![other],
+                };
+                for h in items.iter().filter_map(scalar_text) {
+                    hosts.push((h, f.location.clone()));
                 }
-                Ok(found) => {
-                    for f in found {
-                        let items: Vec<Json> = match f.value {
-                            Json::Array(a) => a,
-                            other => vec![other],
-                        };
-                        for h in items.iter().filter_map(scalar_text) {
-                            hosts.push((h, f.location.clone()));
-                        }
-                    }
-                }
-                Err(e) => return vec![Violation::whole(e)],
             }
         }
-        let mut out = Vec::new();
         for n in &cx.sel.nodes {
             let who = cx.describe(n.subject);
             let (names, what) = names_of(n.value);
+            // Point at the names themselves when they are a Certificate's dnsNames.
+            let names_path = match what {
+                "spec.dnsNames" => Some(format!("{}['spec']['dnsNames']", n.path)),
+                "dnsNames" => Some(format!("{}['dnsNames']", n.path)),
+                _ => None,
+            };
             if names.is_empty() {
                 out.push(Violation::at(n, format!("{who} has no DNS names ({what})")));
                 continue;
@@ -139,6 +139,9 @@ impl Assertion for SanCovers {
                         n,
                         format!("{who} does not cover {h:?} ({what}: {})", names.join(", ")),
                     );
+                    if let Some(p) = &names_path {
+                        v.path = Some(p.clone());
+                    }
                     v.related.extend(loc.clone());
                     out.push(v);
                 }

@@ -78,16 +78,19 @@ impl Assertion for SubsetOf {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         let mut allowed = self.values.clone();
         if let Some(from) = &self.from {
-            match from.run(cx) {
-                Ok(found) if found.is_empty() && self.values.is_empty() => {
-                    return vec![Violation::whole(format!(
-                        "the allowed set ({}) is empty",
-                        from.describe
-                    ))]
-                }
-                Ok(found) => allowed.extend(found.into_iter().map(|f| f.value)),
-                Err(e) => return vec![Violation::whole(e)],
+            let looked = from.run(cx);
+            // An incomplete allowed set would report values as unknown that are not:
+            // report what kept the lookup from completing instead.
+            if !looked.problems.is_empty() {
+                return looked.problems.into_iter().map(Violation::whole).collect();
             }
+            if looked.found.is_empty() && self.values.is_empty() {
+                return vec![Violation::whole(format!(
+                    "the allowed set ({}) is empty",
+                    from.describe
+                ))];
+            }
+            allowed.extend(looked.found.into_iter().map(|f| f.value));
         }
         let mut out = Vec::new();
         for n in &cx.sel.nodes {

@@ -107,14 +107,17 @@ impl Assertion for Unique {
                     seen.insert(k, (n.subject, n.path.clone()));
                 }
                 Some((first, first_path)) => {
-                    let shown = match &key {
-                        Json::String(s) if !cx.sel.has_path && self.by.is_none() => s.clone(),
-                        other => show(other),
+                    let identity = !cx.sel.has_path && self.by.is_none();
+                    let message = if identity {
+                        let other = cx
+                            .subject(*first)
+                            .release
+                            .map_or_else(|| cx.describe(*first), |r| format!("release {r}"));
+                        format!("{} is rendered more than once (also by {other})", cx.describe(n.subject))
+                    } else {
+                        format!("{} is not unique (also in {})", show(&key), cx.describe(*first))
                     };
-                    let mut v = Violation::at(
-                        n,
-                        format!("{shown} is not unique: {} has it too", cx.describe(*first)),
-                    );
+                    let mut v = Violation::at(n, message);
                     v.related.extend(cx.location_of(*first, first_path, "first occurrence"));
                     out.push(v);
                 }
