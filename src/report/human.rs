@@ -5,8 +5,8 @@
 use std::fmt;
 
 use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource,
-    Severity as MSeverity,
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, Severity as MSeverity, SourceCode, SourceSpan, SpanContents,
 };
 
 use super::{summary_line, Finding, Report, Role, Severity, Sources};
@@ -32,8 +32,77 @@ struct Diag {
     code: String,
     severity: MSeverity,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
+    source: Option<Excerpt>,
     label: Option<LabeledSpan>,
+}
+
+/// The few lines around a location, each cut at [`MAX_LINE`] characters, standing in for
+/// the whole file: rendered output can be megabytes with base64 lines thousands of
+/// characters long, and a report only ever shows one line of context around a label.
+struct Excerpt {
+    name: String,
+    text: String,
+    /// The 0-based line number of `text`'s first line in the file.
+    first_line: usize,
+}
+
+const MAX_LINE: usize = 120;
+
+impl SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.text.read_span(span, before, after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line,
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
+/// An excerpt of `text` around 1-based `line`, and the label's span in it.
+fn excerpt(name: &str, text: &str, line: usize, col: usize) -> Option<(Excerpt, usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let idx = line.checked_sub(1).filter(|i| *i < lines.len())?;
+    let first = idx.saturating_sub(1);
+    let last = (idx + 1).min(lines.len() - 1);
+    let mut out = String::new();
+    let mut start = 0;
+    let mut len = 1;
+    for (i, l) in lines.iter().enumerate().take(last + 1).skip(first) {
+        let cut: String = if l.chars().count() > MAX_LINE {
+            let head: String = l.chars().take(MAX_LINE).collect();
+            format!("{head}…")
+        } else {
+            (*l).to_string()
+        };
+        if i == idx {
+            let col_byte = cut
+                .char_indices()
+                .nth(col.saturating_sub(1))
+                .map_or(cut.len(), |(b, _)| b);
+            start = out.len() + col_byte;
+            len = cut[col_byte..].trim_end().len().max(1);
+        }
+        out.push_str(&cut);
+        out.push('\n');
+    }
+    Some((
+        Excerpt {
+            name: name.to_string(),
+            text: out,
+            first_line: first,
+        },
+        start,
+        len,
+    ))
 }
 
 impl fmt::Debug for Diag {
@@ -72,25 +141,6 @@ impl Diagnostic for Diag {
     }
 }
 
-/// The byte span of `line:col` to the end of that line's text (at least one byte).
-fn span_at(text: &str, line: usize, col: usize) -> Option<(usize, usize)> {
-    let mut offset = 0usize;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            let content = l.trim_end_matches(['\n', '\r']);
-            let start_char = col.saturating_sub(1);
-            let start = content
-                .char_indices()
-                .nth(start_char)
-                .map_or(content.len(), |(b, _)| b);
-            let len = content[start..].trim_end().len().max(1);
-            return Some((offset + start, len));
-        }
-        offset += l.len();
-    }
-    None
-}
-
 fn finding_diag(f: &Finding, sources: &Sources) -> Diag {
     let mut notes = Vec::new();
     let mut context = format!("cell {} of target {}", f.cell, f.target);
@@ -113,9 +163,9 @@ fn finding_diag(f: &Finding, sources: &Sources) -> Diag {
     if let Some(i) = primary {
         let l = &f.locations[i];
         if let Some(text) = sources.get(&l.file) {
-            if let Some((start, len)) = span_at(&text, l.line, l.column) {
+            if let Some((ex, start, len)) = excerpt(&l.file, &text, l.line, l.column) {
                 label = Some(LabeledSpan::new(l.label.clone(), start, len));
-                source = Some(NamedSource::new(&l.file, text.to_string()));
+                source = Some(ex);
             }
         }
     }
@@ -176,9 +226,10 @@ pub fn render_input_error(e: &InputError, color: bool) -> String {
     let mut source = None;
     let mut label = None;
     if let (Some(file), Some(text), Some(pos)) = (&e.file, &e.text, e.pos) {
-        if let Some((start, len)) = span_at(text, pos.line as usize, pos.col as usize) {
+        if let Some((ex, start, len)) = excerpt(file, text, pos.line as usize, pos.col as usize)
+        {
             label = Some(LabeledSpan::new(Some("here".into()), start, len));
-            source = Some(NamedSource::new(file, text.to_string()));
+            source = Some(ex);
         }
     }
     let message = match (&e.file, e.pos, &source) {

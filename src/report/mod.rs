@@ -92,10 +92,16 @@ impl Role {
 pub struct FindingLocation {
     pub role: Role,
     pub file: String,
+    #[serde(skip_serializing_if = "is_zero")]
     pub line: usize,
+    #[serde(skip_serializing_if = "is_zero")]
     pub column: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One broken invariant in one cell.

@@ -20,6 +20,8 @@ pub struct CertInfo {
     pub sha256: String,
     /// Where in the node it was found (`tls.crt`, or empty for the node itself).
     pub entry: String,
+    /// The same place as a normalized JSONPath suffix (`['tls.crt']`).
+    pub suffix: String,
 }
 
 /// A private key found in the material.
@@ -28,6 +30,8 @@ pub struct KeyInfo {
     /// `PEM RSA PRIVATE KEY`, or `entry named tls.key`.
     pub what: String,
     pub entry: String,
+    /// The entry as a normalized JSONPath suffix.
+    pub suffix: String,
 }
 
 /// Everything found under one node.
@@ -48,7 +52,7 @@ pub fn is_key_entry_name(name: &str) -> bool {
 /// Decodes everything under `v`.
 pub fn decode(v: &Json) -> Material {
     let mut m = Material::default();
-    walk(v, "", &mut m);
+    walk(v, "", "", &mut m);
     // An entry named like a key that also holds a PEM key is one finding, not two.
     let pem_entries: Vec<String> = m
         .keys
@@ -61,24 +65,27 @@ pub fn decode(v: &Json) -> Material {
     m
 }
 
-fn walk(v: &Json, entry: &str, m: &mut Material) {
+fn walk(v: &Json, entry: &str, suffix: &str, m: &mut Material) {
     match v {
-        Json::String(s) => decode_text(s, entry, m),
+        Json::String(s) => decode_text(s, entry, suffix, m),
         Json::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk(item, &join(entry, &format!("[{i}]")), m);
+                walk(item, &join(entry, &format!("[{i}]")), &format!("{suffix}[{i}]"), m);
             }
         }
         Json::Object(map) => {
             for (k, item) in map {
                 let e = join(entry, k);
+                let mut sfx = suffix.to_string();
+                crate::matrix::yaml::push_member(&mut sfx, k);
                 if is_key_entry_name(k) {
                     m.keys.push(KeyInfo {
                         what: format!("an entry named `{k}`"),
                         entry: e.clone(),
+                        suffix: sfx.clone(),
                     });
                 }
-                walk(item, &e, m);
+                walk(item, &e, &sfx, m);
             }
         }
         _ => {}
@@ -95,9 +102,9 @@ fn join(a: &str, b: &str) -> String {
     }
 }
 
-fn decode_text(s: &str, entry: &str, m: &mut Material) {
+fn decode_text(s: &str, entry: &str, suffix: &str, m: &mut Material) {
     if s.contains("-----BEGIN") {
-        decode_pem(s.as_bytes(), entry, m);
+        decode_pem(s.as_bytes(), entry, suffix, m);
         return;
     }
     let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
@@ -108,9 +115,9 @@ fn decode_text(s: &str, entry: &str, m: &mut Material) {
         return;
     };
     if contains(&bytes, b"-----BEGIN") {
-        decode_pem(&bytes, entry, m);
+        decode_pem(&bytes, entry, suffix, m);
     } else if let Ok((_, cert)) = X509Certificate::from_der(&bytes) {
-        m.certs.push(cert_info(&cert, &bytes, entry));
+        m.certs.push(cert_info(&cert, &bytes, entry, suffix));
     }
 }
 
@@ -118,7 +125,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
-fn decode_pem(bytes: &[u8], entry: &str, m: &mut Material) {
+fn decode_pem(bytes: &[u8], entry: &str, suffix: &str, m: &mut Material) {
     for pem in x509_parser::pem::Pem::iter_from_buffer(bytes) {
         let pem = match pem {
             Ok(p) => p,
@@ -132,10 +139,11 @@ fn decode_pem(bytes: &[u8], entry: &str, m: &mut Material) {
             m.keys.push(KeyInfo {
                 what: format!("a PEM `{}` block", pem.label),
                 entry: entry.to_string(),
+                suffix: suffix.to_string(),
             });
         } else if pem.label == "CERTIFICATE" || pem.label == "TRUSTED CERTIFICATE" {
             match X509Certificate::from_der(&pem.contents) {
-                Ok((_, cert)) => m.certs.push(cert_info(&cert, &pem.contents, entry)),
+                Ok((_, cert)) => m.certs.push(cert_info(&cert, &pem.contents, entry, suffix)),
                 Err(e) => m.errors.push(format!(
                     "{}: a CERTIFICATE block does not parse: {e}",
                     show_entry(entry)
@@ -153,7 +161,7 @@ fn show_entry(entry: &str) -> String {
     }
 }
 
-fn cert_info(cert: &X509Certificate<'_>, der: &[u8], entry: &str) -> CertInfo {
+fn cert_info(cert: &X509Certificate<'_>, der: &[u8], entry: &str, suffix: &str) -> CertInfo {
     let mut dns_names = Vec::new();
     if let Ok(Some(san)) = cert.subject_alternative_name() {
         for n in &san.value.general_names {
@@ -171,6 +179,7 @@ fn cert_info(cert: &X509Certificate<'_>, der: &[u8], entry: &str) -> CertInfo {
         not_after: cert.validity().not_after.timestamp(),
         sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
         entry: entry.to_string(),
+        suffix: suffix.to_string(),
     }
 }
 

@@ -60,13 +60,17 @@ impl Assertion for CaOnly {
                 out.push(Violation::at(n, format!("{who} holds no certificate")));
             }
             for c in m.certs.iter().filter(|c| !c.is_ca) {
-                out.push(Violation::at(
+                let mut v = Violation::at(
                     n,
                     format!("{who} holds a certificate that is not a CA: {}", c.subject),
-                ));
+                );
+                v.path = Some(format!("{}{}", n.path, c.suffix));
+                out.push(v);
             }
             for k in &m.keys {
-                out.push(Violation::at(n, format!("{who} holds a private key: {}", k.what)));
+                let mut v = Violation::at(n, format!("{who} holds a private key: {}", k.what));
+                v.path = Some(format!("{}{}", n.path, k.suffix));
+                out.push(v);
             }
         }
         out

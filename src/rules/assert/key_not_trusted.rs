@@ -122,7 +122,7 @@ impl Assertion for KeyNotTrusted {
         }
         let mut out = Vec::new();
         for (lookup, optional) in &self.trust {
-            let looked = lookup.run(cx);
+            let looked = lookup.run(cx, "used as trust material here");
             out.extend(looked.problems.into_iter().map(Violation::whole));
             let found = looked.found;
             if found.is_empty() && !optional {

@@ -382,7 +382,7 @@ impl Lookup {
     /// Runs the lookup. What could not be looked at (a failed layer or release, an
     /// expression error) comes back as `problems`, next to whatever was found, so
     /// callers can fail closed without hiding what the rest of the cell shows.
-    pub fn run(&self, cx: &Ctx<'_, '_>) -> Lookedup {
+    pub fn run(&self, cx: &Ctx<'_, '_>, label: &str) -> Lookedup {
         let layer = self.layer.unwrap_or(cx.layer);
         let sel = select::select(cx.cell, layer, &self.selector);
         let mut problems: Vec<String> = sel
@@ -418,7 +418,7 @@ impl Lookup {
                 value: n.value.clone(),
                 namespace: sel.subjects[n.subject].namespace.clone(),
                 owner: inner.describe(n.subject),
-                location: inner.location_of(n.subject, &n.path, "referenced here"),
+                location: inner.location_of(n.subject, &n.path, label),
             })
             .collect();
         Lookedup { found, problems }

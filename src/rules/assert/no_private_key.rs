@@ -59,10 +59,12 @@ impl Assertion for NoPrivateKey {
                 } else {
                     format!(" in `{}`", k.entry)
                 };
-                out.push(Violation::at(
+                let mut v = Violation::at(
                     n,
                     format!("{} holds a private key: {}{at}", cx.describe(n.subject), k.what),
-                ));
+                );
+                v.path = Some(format!("{}{}", n.path, k.suffix));
+                out.push(v);
             }
         }
         out

@@ -88,22 +88,21 @@ impl Assertion for NotExpiredWithin {
                 out.push(Violation::at(n, format!("{who} holds no certificate")));
             }
             for c in &m.certs {
-                if c.not_after <= cx.now {
-                    out.push(Violation::at(
-                        n,
-                        format!("certificate {} expired on {}", c.subject, date(c.not_after)),
-                    ));
+                let message = if c.not_after <= cx.now {
+                    format!("certificate {} expired on {}", c.subject, date(c.not_after))
                 } else if c.not_after < deadline {
-                    out.push(Violation::at(
-                        n,
-                        format!(
-                            "certificate {} expires on {}, within {}",
-                            c.subject,
-                            date(c.not_after),
-                            self.text
-                        ),
-                    ));
-                }
+                    format!(
+                        "certificate {} expires on {}, within {}",
+                        c.subject,
+                        date(c.not_after),
+                        self.text
+                    )
+                } else {
+                    continue;
+                };
+                let mut v = Violation::at(n, message);
+                v.path = Some(format!("{}{}", n.path, c.suffix));
+                out.push(v);
             }
         }
         out

@@ -105,7 +105,7 @@ impl Assertion for SanCovers {
             self.hosts.iter().map(|h| (h.clone(), None)).collect();
         let mut out = Vec::new();
         if let Some(from) = &self.from {
-            let looked = from.run(cx);
+            let looked = from.run(cx, "hostname from here");
             out.extend(looked.problems.into_iter().map(Violation::whole));
             if looked.found.is_empty() {
                 out.push(Violation::whole(format!("no hostnames found at {}", from.describe)));

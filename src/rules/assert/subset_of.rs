@@ -78,7 +78,7 @@ impl Assertion for SubsetOf {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         let mut allowed = self.values.clone();
         if let Some(from) = &self.from {
-            let looked = from.run(cx);
+            let looked = from.run(cx, "allowed value from here");
             // An incomplete allowed set would report values as unknown that are not:
             // report what kept the lookup from completing instead.
             if !looked.problems.is_empty() {
