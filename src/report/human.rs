@@ -226,8 +226,7 @@ pub fn render_input_error(e: &InputError, color: bool) -> String {
     let mut source = None;
     let mut label = None;
     if let (Some(file), Some(text), Some(pos)) = (&e.file, &e.text, e.pos) {
-        if let Some((ex, start, len)) = excerpt(file, text, pos.line as usize, pos.col as usize)
-        {
+        if let Some((ex, start, len)) = excerpt(file, text, pos.line as usize, pos.col as usize) {
             label = Some(LabeledSpan::new(Some("here".into()), start, len));
             source = Some(ex);
         }

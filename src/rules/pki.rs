@@ -70,7 +70,12 @@ fn walk(v: &Json, entry: &str, suffix: &str, m: &mut Material) {
         Json::String(s) => decode_text(s, entry, suffix, m),
         Json::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk(item, &join(entry, &format!("[{i}]")), &format!("{suffix}[{i}]"), m);
+                walk(
+                    item,
+                    &join(entry, &format!("[{i}]")),
+                    &format!("{suffix}[{i}]"),
+                    m,
+                );
             }
         }
         Json::Object(map) => {

@@ -57,8 +57,19 @@ impl std::fmt::Debug for JsonPath {
 
 impl JsonPath {
     pub fn compile(source: &str) -> Result<JsonPath, String> {
-        let query = jsonpath_rust::parser::parse_json_path(source)
-            .map_err(|e| format!("invalid JSONPath `{source}`: {e}"))?;
+        let query = jsonpath_rust::parser::parse_json_path(source).map_err(|e| {
+            // The parser's message is a multi-line drawing; its last line says what
+            // was expected, which is what a one-line error needs.
+            let text = e.to_string();
+            let why = text
+                .lines()
+                .rev()
+                .map(|l| l.trim().trim_start_matches("= ").trim())
+                .find(|l| !l.is_empty() && *l != "|")
+                .unwrap_or("syntax error")
+                .to_string();
+            format!("invalid JSONPath `{source}`: {why}")
+        })?;
         Ok(JsonPath {
             source: source.to_string(),
             query,
