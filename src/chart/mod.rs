@@ -1,2 +1,32 @@
 //! Helm charts: loading, values coalescing, rendering and output exactly as
 //! `helm template` prints it, in Helm 3 and Helm 4 flavours.
+
+pub mod capabilities;
+pub mod coalesce;
+pub mod error;
+pub mod glob;
+pub mod ignore;
+pub mod loader;
+pub mod manifest;
+pub mod metadata;
+pub mod objects;
+pub mod schema;
+pub mod semver;
+pub mod strvals;
+pub mod tree;
+pub mod values;
+pub mod yamlio;
+
+pub use error::{ChartError, Phase};
+pub use loader::{Chart, ChartFile};
+pub use metadata::{Dependency, Maintainer, Metadata};
+
+/// Which Helm release to imitate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum HelmVersion {
+    /// Helm 3.15.3.
+    #[default]
+    V3,
+    /// Helm 4.3.1.
+    V4,
+}

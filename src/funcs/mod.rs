@@ -7,6 +7,8 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod helmfile;
+
 use crate::template::Registry;
 
 /// Which program's function set to build.
@@ -39,5 +41,6 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
     sprig(&mut r);
+    helmfile::register(&mut r);
     r
 }

@@ -1,0 +1,1 @@
+{{- define "shared" -}}from-kid{{- end -}}

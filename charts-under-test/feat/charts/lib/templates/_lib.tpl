@@ -1,0 +1,1 @@
+{{- define "lib.hello" -}}hello from lib {{ .Chart.Name }}{{- end -}}

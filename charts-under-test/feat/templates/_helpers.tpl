@@ -1,0 +1,2 @@
+{{- define "feat.name" -}}{{ .Chart.Name }}-{{ .Release.Name }}{{- end -}}
+{{- define "shared" -}}from-parent{{- end -}}

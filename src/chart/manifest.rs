@@ -1,0 +1,556 @@
+//! From rendered template files to `helm template`'s output: splitting files into
+//! YAML documents, reading each document's head (kind, name, hook annotations),
+//! separating hooks, ordering by kind, and framing with `# Source:` headers.
+//!
+//! Every step has version-specific quirks that show in the bytes (Helm 3's splitter
+//! regex `(?:^|\s*\n)---\s*` on trimmed text versus Helm 4's `(?m)^---[ \t]*`;
+//! Helm 4 keeping trailing whitespace; Helm 4's longer kind list), so the splitters
+//! are hand-written equivalents of those regexes rather than a YAML stream parser.
+
+use super::yamlio;
+use super::HelmVersion;
+use crate::template::Value;
+
+/// Kinds in Helm's install order; unknown kinds sort after these.
+const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    // Helm 4 only:
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+fn kind_rank(helm: HelmVersion, kind: &str) -> Option<usize> {
+    let n = match helm {
+        HelmVersion::V3 => INSTALL_ORDER.len() - 2,
+        HelmVersion::V4 => INSTALL_ORDER.len(),
+    };
+    INSTALL_ORDER[..n].iter().position(|k| *k == kind)
+}
+
+/// Helm's `lessByKind`.
+fn less_by_kind(helm: HelmVersion, a: &str, b: &str) -> bool {
+    match (kind_rank(helm, a), kind_rank(helm, b)) {
+        (None, None) => a < b,
+        (None, Some(_)) => false,
+        (Some(_), None) => true,
+        (Some(x), Some(y)) => x < y,
+    }
+}
+
+/// Stable sort by kind, as `sort.SliceStable` with `lessByKind`.
+pub fn sort_by_kind<T>(helm: HelmVersion, items: &mut [T], kind: impl Fn(&T) -> &str) {
+    items.sort_by(|x, y| {
+        let (a, b) = (kind(x), kind(y));
+        if less_by_kind(helm, a, b) {
+            std::cmp::Ordering::Less
+        } else if less_by_kind(helm, b, a) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    });
+}
+
+
+/// Go's `strings.TrimSpace` (ASCII whitespace plus Unicode spaces).
+pub fn trim_space(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace())
+}
+
+fn trim_left_space(s: &str) -> &str {
+    s.trim_start_matches(|c: char| c.is_whitespace())
+}
+
+/// Byte ranges of the separators Helm 3's regex `(?:^|\s*\n)---\s*` finds.
+/// (`\s` in Go's RE2 is `[\t\n\f\r ]`.)
+fn v3_separators(s: &[u8]) -> Vec<(usize, usize)> {
+    let re_space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+    let skip_space = |mut i: usize| {
+        while i < s.len() && re_space(s[i]) {
+            i += 1;
+        }
+        i
+    };
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos <= s.len() {
+        let mut found = None;
+        let mut i = pos;
+        while i < s.len() {
+            if i == 0 && s.starts_with(b"---") {
+                found = Some((0, skip_space(3)));
+                break;
+            }
+            if re_space(s[i]) {
+                // The whitespace run starting here; it must end in "\n---".
+                let j = skip_space(i);
+                if j > i && s[j - 1] == b'\n' && s[j..].starts_with(b"---") {
+                    found = Some((i, skip_space(j + 3)));
+                    break;
+                }
+                // No match can start inside this run either; jump past it.
+                i = j;
+                continue;
+            }
+            i += 1;
+        }
+        match found {
+            Some((a, b)) => {
+                out.push((a, b));
+                pos = b.max(a + 1);
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// Byte ranges of the separators Helm 4's regex `(?m)^---[ \t]*` finds.
+fn v4_separators(s: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let at_line_start = i == 0 || s[i - 1] == b'\n';
+        if at_line_start && s[i..].starts_with(b"---") {
+            let mut j = i + 3;
+            while j < s.len() && matches!(s[j], b' ' | b'\t') {
+                j += 1;
+            }
+            out.push((i, j));
+            i = j.max(i + 1);
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Go's `Regexp.Split(s, -1)` given the match ranges.
+fn split_at(s: &str, seps: &[(usize, usize)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut beg = 0;
+    let mut end = 0;
+    for &(a, b) in seps {
+        end = a;
+        if b != 0 {
+            out.push(s[beg..end].to_string());
+        }
+        beg = b;
+    }
+    if end != s.len() {
+        out.push(s[beg..].to_string());
+    }
+    out
+}
+
+/// `releaseutil.SplitManifests` (v3) / `util.SplitManifests` (v4): the documents of
+/// one rendered file, in order, empty ones dropped.
+pub fn split_manifests(helm: HelmVersion, big: &str) -> Vec<String> {
+    match helm {
+        HelmVersion::V3 => {
+            let t = trim_space(big);
+            let seps = v3_separators(t.as_bytes());
+            split_at(t, &seps)
+                .into_iter()
+                .filter(|d| !d.is_empty())
+                .map(|d| trim_space(&d).to_string())
+                .collect()
+        }
+        HelmVersion::V4 => {
+            let t = trim_left_space(big);
+            let seps = v4_separators(t.as_bytes());
+            split_at(t, &seps)
+                .into_iter()
+                .filter(|d| !trim_space(d).is_empty())
+                .map(|d| trim_left_space(&d).to_string())
+                .collect()
+        }
+    }
+}
+
+/// The hook events Helm knows (`helm.sh/hook` values, lower-cased).
+const HOOK_EVENTS: &[&str] = &[
+    "pre-install",
+    "post-install",
+    "pre-delete",
+    "post-delete",
+    "pre-upgrade",
+    "post-upgrade",
+    "pre-rollback",
+    "post-rollback",
+    "test",
+    "test-success",
+];
+
+/// What Helm reads from each document (`SimpleHead`).
+#[derive(Clone, Debug, Default)]
+pub struct Head {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    /// `None` when there is no `metadata` (or it is null).
+    pub annotations: Option<Vec<(String, String)>>,
+}
+
+fn field<'a>(entries: &'a [(String, Value)], name: &str) -> Option<&'a Value> {
+    entries
+        .iter()
+        .find(|(k, _)| k == name)
+        .or_else(|| entries.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
+        .map(|(_, v)| v)
+}
+
+/// A scalar as `sigs.k8s.io/yaml` coerces it into a Go string field.
+fn coerce_string(v: &Value, path: &str, helm: HelmVersion) -> Result<String, String> {
+    match v {
+        Value::Nil => Ok(String::new()),
+        Value::String(s) => Ok(s.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        Value::Int(i, _) => Ok(i.to_string()),
+        Value::Uint(u, _) => Ok(u.to_string()),
+        Value::Float(f) => Ok(format_float32_g(*f)),
+        other => Err(format!(
+            "json: cannot unmarshal {} into Go struct field {}.{path} of type string",
+            yamlio::json_kind(other),
+            simple_head_type(helm).rsplit('.').next().unwrap_or("SimpleHead")
+        )),
+    }
+}
+
+fn format_float32_g(f: f64) -> String {
+    // Same conversion as Chart.yaml string fields.
+    let v = Value::Float(f);
+    super::metadata::coerce_for_string_field(&v)
+}
+
+fn simple_head_type(helm: HelmVersion) -> &'static str {
+    match helm {
+        HelmVersion::V3 => "releaseutil.SimpleHead",
+        HelmVersion::V4 => "util.SimpleHead",
+    }
+}
+
+/// Decodes a document's head like `yaml.Unmarshal(doc, &SimpleHead{})`. Errors are
+/// the text after `YAML parse error on FILE: `.
+pub fn parse_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
+    let v = yamlio::decode_typed(doc)?;
+    let entries = match &v {
+        Value::Nil => return Ok(Head::default()),
+        Value::Map(m) => m.entries(),
+        other => {
+            return Err(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type {}",
+                yamlio::json_kind(other),
+                simple_head_type(helm)
+            ))
+        }
+    };
+    let wrap = |e: String| format!("error unmarshaling JSON: while decoding JSON: {e}");
+    let mut head = Head::default();
+    if let Some(x) = field(&entries, "apiVersion") {
+        head.api_version = coerce_string(x, "apiVersion", helm).map_err(wrap)?;
+    }
+    if let Some(x) = field(&entries, "kind") {
+        head.kind = coerce_string(x, "kind", helm).map_err(wrap)?;
+    }
+    match field(&entries, "metadata") {
+        None | Some(Value::Nil) => {}
+        Some(Value::Map(md)) => {
+            let md = md.entries();
+            if let Some(x) = field(&md, "name") {
+                head.name = coerce_string(x, "metadata.name", helm).map_err(wrap)?;
+            }
+            match field(&md, "annotations") {
+                None | Some(Value::Nil) => head.annotations = Some(Vec::new()),
+                Some(Value::Map(a)) => {
+                    let mut out = Vec::new();
+                    for (k, v) in a.entries() {
+                        out.push((k, coerce_string(&v, "metadata.annotations", helm).map_err(wrap)?));
+                    }
+                    head.annotations = Some(out);
+                }
+                Some(other) => {
+                    return Err(wrap(format!(
+                        "json: cannot unmarshal {} into Go struct field .metadata.annotations of type map[string]string",
+                        yamlio::json_kind(other)
+                    )))
+                }
+            }
+        }
+        Some(other) => {
+            return Err(wrap(format!(
+                "json: cannot unmarshal {} into Go struct field {}.metadata of type struct {{ Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }}",
+                yamlio::json_kind(other),
+                simple_head_type(helm).rsplit('.').next().unwrap_or("SimpleHead")
+            )))
+        }
+    }
+    Ok(head)
+}
+
+impl Head {
+    fn annotation(&self, key: &str) -> Option<&str> {
+        self.annotations
+            .as_ref()?
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// One regular manifest or hook, in output order.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    /// The template path (`chart/templates/x.yaml`).
+    pub path: String,
+    /// The document text as Helm prints it.
+    pub content: String,
+    pub head: Head,
+    /// Hook events, for hooks.
+    pub hook_events: Option<Vec<String>>,
+    /// Index of the document within its file.
+    pub index_in_file: usize,
+}
+
+impl Manifest {
+    pub fn is_test_hook(&self) -> bool {
+        self.hook_events
+            .as_ref()
+            .is_some_and(|e| e.iter().any(|x| x == "test" || x == "test-success"))
+    }
+}
+
+/// The result of `SortManifests`.
+#[derive(Default, Debug)]
+pub struct Sorted {
+    pub manifests: Vec<Manifest>,
+    pub hooks: Vec<Manifest>,
+    /// Info lines Helm logs (unknown hooks).
+    pub logs: Vec<String>,
+}
+
+/// `SortManifests`: files in path order, split, heads parsed, hooks separated, both
+/// lists stably sorted by kind. `files` are `(path, rendered text)`.
+pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<Sorted, String> {
+    let mut order: Vec<&(String, String)> = files.iter().collect();
+    order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut out = Sorted::default();
+    for (path, content) in order {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        if base.starts_with('_') || trim_space(content).is_empty() {
+            continue;
+        }
+        for (idx, doc) in split_manifests(helm, content).into_iter().enumerate() {
+            let head = parse_head(helm, &doc)
+                .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+            let has_annotations = head.annotations.as_ref().is_some_and(|a| !a.is_empty());
+            let hook_types = if has_annotations {
+                head.annotation("helm.sh/hook").map(str::to_string)
+            } else {
+                None
+            };
+            let Some(hook_types) = hook_types else {
+                out.manifests.push(Manifest {
+                    path: path.clone(),
+                    content: doc,
+                    head,
+                    hook_events: None,
+                    index_in_file: idx,
+                });
+                continue;
+            };
+            let mut events = Vec::new();
+            let mut unknown = false;
+            for t in hook_types.split(',') {
+                let t = t.trim().to_lowercase();
+                if !HOOK_EVENTS.contains(&t.as_str()) {
+                    unknown = true;
+                    break;
+                }
+                events.push(t);
+            }
+            if unknown {
+                out.logs.push(match helm {
+                    HelmVersion::V3 => format!("info: skipping unknown hook: {hook_types:?}"),
+                    HelmVersion::V4 => format!(
+                        "level=INFO msg=\"skipping unknown hooks\" hookTypes={hook_types}"
+                    ),
+                });
+                continue;
+            }
+            out.hooks.push(Manifest {
+                path: path.clone(),
+                content: doc,
+                head,
+                hook_events: Some(events),
+                index_in_file: idx,
+            });
+        }
+    }
+    sort_by_kind(helm, &mut out.hooks, |m| m.head.kind.as_str());
+    sort_by_kind(helm, &mut out.manifests, |m| m.head.kind.as_str());
+    Ok(out)
+}
+
+/// A CRD file printed by `--include-crds`.
+#[derive(Clone, Debug)]
+pub struct CrdFile {
+    pub path: String,
+    pub content: String,
+}
+
+/// Output options that shape the printed bytes.
+#[derive(Clone, Debug, Default)]
+pub struct PrintOptions {
+    pub include_crds: bool,
+    pub no_hooks: bool,
+    pub skip_tests: bool,
+    pub show_only: Vec<String>,
+}
+
+/// `helm template`'s stdout for a sorted render. Fails like Helm when a
+/// `--show-only` pattern matches nothing.
+pub fn print(
+    helm: HelmVersion,
+    sorted: &Sorted,
+    crds: &[CrdFile],
+    opts: &PrintOptions,
+) -> Result<String, String> {
+    let mut manifest = String::new();
+    if opts.include_crds {
+        for c in crds {
+            manifest.push_str(&format!("---\n# Source: {}\n{}\n", c.path, c.content));
+        }
+    }
+    for m in &sorted.manifests {
+        manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.path, m.content));
+    }
+    let mut all = String::new();
+    all.push_str(trim_space(&manifest));
+    all.push('\n');
+    if !opts.no_hooks {
+        for h in &sorted.hooks {
+            if opts.skip_tests && h.is_test_hook() {
+                continue;
+            }
+            all.push_str(&format!("---\n# Source: {}\n{}\n", h.path, h.content));
+        }
+    }
+    if opts.show_only.is_empty() {
+        return Ok(all);
+    }
+    let docs = split_manifests(helm, &all);
+    let mut out = String::new();
+    for pattern in &opts.show_only {
+        let mut missing = true;
+        for d in &docs {
+            let Some(name) = source_path(d) else { continue };
+            if !super::glob::path_match(pattern, name).unwrap_or(false) {
+                continue;
+            }
+            out.push_str(&format!("---\n{d}\n"));
+            missing = false;
+        }
+        if missing {
+            return Err(format!("could not find template {pattern} in chart"));
+        }
+    }
+    Ok(out)
+}
+
+/// The path after the chart name in the first `# Source: chart/path` of a document
+/// (regex `# Source: [^/]+/(.+)`).
+fn source_path(doc: &str) -> Option<&str> {
+    let mut from = 0;
+    while let Some(i) = doc[from..].find("# Source: ") {
+        let start = from + i + "# Source: ".len();
+        let rest = &doc[start..];
+        let slash = rest.find('/')?;
+        if slash == 0 {
+            from = start;
+            continue;
+        }
+        let after = &rest[slash + 1..];
+        let line = after.split('\n').next().unwrap_or("");
+        if line.is_empty() {
+            from = start;
+            continue;
+        }
+        return Some(line);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v3_split_quirks() {
+        let v3 = |s: &str| split_manifests(HelmVersion::V3, s);
+        assert_eq!(v3("a: 1\n---\nb: 2\n"), ["a: 1", "b: 2"]);
+        assert_eq!(v3("---\na: 1\n--- # c\nb: 2"), ["a: 1", "# c\nb: 2"]);
+        assert_eq!(v3("---\n   \n---\nkind: Secret"), ["---\nkind: Secret"]);
+        assert_eq!(v3("a: |\n    ---\n  x"), ["a: |\n    ---\n  x"]);
+        assert_eq!(v3("a: 1\n---apiVersion: v1"), ["a: 1", "apiVersion: v1"]);
+        assert!(v3("  \n").is_empty());
+    }
+
+    #[test]
+    fn v4_split_keeps_trailing_space() {
+        let v4 = |s: &str| split_manifests(HelmVersion::V4, s);
+        assert_eq!(v4("a: 1\n\n---\nb: 2\n"), ["a: 1\n\n", "b: 2\n"]);
+        assert_eq!(v4("---\n   \n---\nkind: Secret"), ["kind: Secret"]);
+        assert_eq!(v4("x: 1\r\n---\r\ny: 2"), ["x: 1\r\n", "y: 2"]);
+    }
+
+    #[test]
+    fn kind_order() {
+        let mut v = vec!["Zebra", "Deployment", "", "Namespace", "MutatingWebhookConfiguration", "Apple"];
+        sort_by_kind(HelmVersion::V3, &mut v, |s| s);
+        assert_eq!(v, ["Namespace", "Deployment", "", "Apple", "MutatingWebhookConfiguration", "Zebra"]);
+        sort_by_kind(HelmVersion::V4, &mut v, |s| s);
+        assert_eq!(v, ["Namespace", "Deployment", "MutatingWebhookConfiguration", "", "Apple", "Zebra"]);
+    }
+
+    #[test]
+    fn source_regex() {
+        assert_eq!(source_path("# Source: c/templates/x.yaml\na: 1"), Some("templates/x.yaml"));
+        assert_eq!(source_path("a: 1"), None);
+    }
+}

@@ -1,0 +1,511 @@
+//! Rendering a chart the way `helm template` does, end to end: user values, chart
+//! checks, dependency processing, values coalescing and schema validation, the
+//! template namespace of the whole chart tree, execution in Helm's order, and the
+//! sorted, framed output. [`render`] is the library entry point; [`Rendered`] keeps
+//! the documents (with their source template) and prints Helm's exact bytes.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::capabilities::{Capabilities, KubeVersion};
+use super::coalesce::{coalesce_chart, Warnings};
+use super::error::{ChartError, Phase};
+use super::errors;
+use super::loader::Chart;
+use super::manifest::{self, CrdFile, PrintOptions, Sorted};
+use super::objects::{chart_object, release_map, Files};
+use super::schema;
+use super::semver::is_compatible_range;
+use super::tree::{process_dependencies, Node};
+use super::values::ValueOptions;
+use super::yamlio;
+use super::HelmVersion;
+use crate::funcs::{helm_registry, Flavor};
+use crate::source::{SourceFile, Vfs};
+use crate::template::{
+    Host, LanguageLevel, Map, MapType, MissingKey, Options, Registry, TemplateSet, Value,
+};
+
+/// Everything `helm template` takes besides the chart.
+#[derive(Clone, Debug)]
+pub struct RenderOptions {
+    pub release_name: String,
+    pub namespace: String,
+    pub helm: HelmVersion,
+    pub values: ValueOptions,
+    /// `--kube-version`.
+    pub kube_version: Option<String>,
+    /// `--api-versions`.
+    pub api_versions: Vec<String>,
+    pub is_upgrade: bool,
+    pub include_crds: bool,
+    pub no_hooks: bool,
+    pub skip_tests: bool,
+    pub show_only: Vec<String>,
+    pub skip_schema_validation: bool,
+    /// Seed for Sprig's random functions.
+    pub seed: u64,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            release_name: "release-name".into(),
+            namespace: "default".into(),
+            helm: HelmVersion::V3,
+            values: ValueOptions::default(),
+            kube_version: None,
+            api_versions: Vec::new(),
+            is_upgrade: false,
+            include_crds: false,
+            no_hooks: false,
+            skip_tests: false,
+            show_only: Vec::new(),
+            skip_schema_validation: false,
+            seed: 0,
+        }
+    }
+}
+
+impl RenderOptions {
+    pub fn print_options(&self) -> PrintOptions {
+        PrintOptions {
+            include_crds: self.include_crds,
+            no_hooks: self.no_hooks,
+            skip_tests: self.skip_tests,
+            show_only: self.show_only.clone(),
+        }
+    }
+}
+
+/// One output document.
+#[derive(Debug)]
+pub struct Document {
+    /// The template that produced it (`chart/templates/x.yaml`).
+    pub source: String,
+    pub kind: String,
+    pub api_version: String,
+    pub name: String,
+    /// The text Helm prints (after its trimming).
+    pub content: String,
+    /// Hook events, for hook documents.
+    pub hook: Option<Vec<String>>,
+    /// Position of the document within its template's output.
+    pub index_in_file: usize,
+    /// Top-level keys and the 1-based template line that most likely wrote each.
+    pub key_lines: Vec<(String, usize)>,
+    body: OnceLock<Result<Value, String>>,
+}
+
+impl Document {
+    /// The document parsed as Helm reads values (numbers are float64).
+    pub fn body(&self) -> Result<&Value, &str> {
+        self.body
+            .get_or_init(|| yamlio::decode_helm(&self.content))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// `metadata.namespace`, when set.
+    pub fn namespace(&self) -> Option<String> {
+        let b = self.body().ok()?;
+        b.get_path(&["metadata", "namespace"])
+            .and_then(|v| v.as_str().map(str::to_string))
+    }
+}
+
+/// The result of a successful render.
+pub struct Rendered {
+    pub helm: HelmVersion,
+    /// Regular manifests in Helm's order, then hooks in Helm's order.
+    pub documents: Vec<Document>,
+    pub crds: Vec<CrdFile>,
+    /// The root chart's rendered NOTES.txt.
+    pub notes: Option<String>,
+    /// The final coalesced values of the root chart (`.Values`).
+    pub values: Map,
+    /// Lines Helm writes to stderr (deprecation, coalesce warnings, unknown hooks).
+    pub warnings: Vec<String>,
+    /// Every rendered template file (partials and NOTES excluded), by path.
+    pub files: Vec<(String, String)>,
+    sorted: Sorted,
+    print: PrintOptions,
+}
+
+impl Rendered {
+    /// The exact stdout of `helm template` with the options given to [`render`].
+    pub fn helm_output(&self) -> Result<String, ChartError> {
+        self.helm_output_with(&self.print)
+    }
+
+    /// The stdout of `helm template` with other output options.
+    pub fn helm_output_with(&self, opts: &PrintOptions) -> Result<String, ChartError> {
+        manifest::print(self.helm, &self.sorted, &self.crds, opts)
+            .map_err(|e| ChartError::new(Phase::Output, e))
+    }
+}
+
+fn registry(helm: HelmVersion) -> Arc<Registry> {
+    static V3: OnceLock<Arc<Registry>> = OnceLock::new();
+    static V4: OnceLock<Arc<Registry>> = OnceLock::new();
+    match helm {
+        HelmVersion::V3 => V3
+            .get_or_init(|| Arc::new(helm_registry(Flavor::Helm3)))
+            .clone(),
+        HelmVersion::V4 => V4
+            .get_or_init(|| Arc::new(helm_registry(Flavor::Helm4)))
+            .clone(),
+    }
+}
+
+fn values_type(helm: HelmVersion) -> MapType {
+    match helm {
+        HelmVersion::V3 => MapType::Named("chartutil.Values"),
+        HelmVersion::V4 => MapType::Named("common.Values"),
+    }
+}
+
+/// One template file to parse and maybe execute.
+struct Renderable {
+    name: String,
+    source: SourceFile,
+    dot: Map,
+    base_path: String,
+}
+
+/// `recAllTpls`: builds each chart's top-level object and collects its templates.
+fn collect(
+    helm: HelmVersion,
+    node: &Node,
+    parent_path: Option<&str>,
+    vals: &Map,
+    out: &mut Vec<Renderable>,
+) -> Map {
+    let is_root = parent_path.is_none();
+    let full_path = match parent_path {
+        None => node.name.clone(),
+        Some(p) => format!("{p}/charts/{}", node.name),
+    };
+    let subcharts = Map::new();
+    let next = Map::new();
+    next.insert("Chart", chart_object(helm, &node.metadata, is_root));
+    next.insert("Files", Value::object(Files::new(&node.chart.files)));
+    next.insert("Release", vals.get("Release").unwrap_or_default());
+    next.insert("Capabilities", vals.get("Capabilities").unwrap_or_default());
+    next.insert("Values", Value::Map(Map::with_type(values_type(helm))));
+    next.insert("Subcharts", Value::Map(subcharts.clone()));
+    if is_root {
+        next.insert("Values", vals.get("Values").unwrap_or_default());
+    } else if let Some(Value::Map(pv)) = vals.get("Values") {
+        if let Some(Value::Map(vs)) = pv.get(&node.name) {
+            next.insert("Values", Value::Map(vs.retyped(values_type(helm))));
+        }
+    }
+    for child in &node.deps {
+        let sub = collect(helm, child, Some(&full_path), &next, out);
+        subcharts.insert(child.name.clone(), Value::Map(sub));
+    }
+    let library = node.chart.is_library();
+    for t in &node.chart.templates {
+        let base = t.name.rsplit('/').next().unwrap_or(&t.name);
+        if library && !base.starts_with('_') {
+            continue;
+        }
+        let name = format!("{full_path}/{}", t.name);
+        out.push(Renderable {
+            source: SourceFile::new(name.as_str(), t.text()),
+            name,
+            dot: next.clone(),
+            base_path: format!("{full_path}/templates"),
+        });
+    }
+    next
+}
+
+/// Helm's `sortTemplates`: more path segments first, then reverse byte order.
+fn sort_templates(r: &mut [Renderable]) {
+    r.sort_by(|a, b| {
+        let ca = a.name.matches('/').count();
+        let cb = b.name.matches('/').count();
+        cb.cmp(&ca).then_with(|| b.name.as_bytes().cmp(a.name.as_bytes()))
+    });
+}
+
+/// CRD files of the chart and its enabled subcharts (`CRDObjects`).
+fn crd_objects(node: &Node, path: &str, out: &mut Vec<CrdFile>) {
+    for f in &node.chart.files {
+        let lower = f.name.to_ascii_lowercase();
+        if f.name.starts_with("crds/")
+            && (lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json"))
+        {
+            out.push(CrdFile {
+                path: format!("{path}/{}", f.name),
+                content: f.text(),
+            });
+        }
+    }
+    for d in &node.deps {
+        crd_objects(d, &format!("{path}/charts/{}", d.name), out);
+    }
+}
+
+type SetCache = Mutex<HashMap<(HelmVersion, String), Arc<TemplateSet>>>;
+
+/// The parsed template set for this tree shape, cached on the root chart so
+/// rendering the same chart again (other values) skips parsing.
+fn template_set(
+    helm: HelmVersion,
+    root: &Chart,
+    tpls: &[Renderable],
+) -> Result<Arc<TemplateSet>, ChartError> {
+    let cache = root
+        .cache
+        .get_or_init(|| Arc::new(SetCache::default()) as Arc<dyn std::any::Any + Send + Sync>)
+        .clone();
+    let cache = cache.downcast_ref::<SetCache>();
+    let key: String = tpls.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join("\n");
+    if let Some(c) = cache {
+        if let Ok(map) = c.lock() {
+            if let Some(s) = map.get(&(helm, key.clone())) {
+                return Ok(s.clone());
+            }
+        }
+    }
+    let level = match helm {
+        HelmVersion::V3 => LanguageLevel::Go122,
+        HelmVersion::V4 => LanguageLevel::Go127,
+    };
+    let mut set = TemplateSet::new("gotpl", registry(helm), Options::new(level, MissingKey::Zero));
+    for t in tpls {
+        if let Err(e) = set.parse_source(&t.name, t.source.clone()) {
+            let mut err = ChartError::render(errors::parse_error(&t.name, &e));
+            if let (Some(src), Some(span)) = (e.source.clone(), e.span) {
+                err = err.with_location(src, span);
+            }
+            return Err(err);
+        }
+    }
+    let set = Arc::new(set);
+    if let Some(c) = cache {
+        if let Ok(mut map) = c.lock() {
+            map.insert((helm, key), set.clone());
+        }
+    }
+    Ok(set)
+}
+
+/// Guesses which template line wrote each top-level key of a document: the first
+/// line of the template that starts with `key:` at column 0.
+fn key_lines(content: &str, template: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for line in content.lines() {
+        if line.starts_with([' ', '\t', '#', '-']) || line.is_empty() {
+            continue;
+        }
+        let Some((key, _)) = line.split_once(':') else {
+            continue;
+        };
+        if out.iter().any(|(k, _): &(String, usize)| k == key) {
+            continue;
+        }
+        let needle = format!("{key}:");
+        if let Some(n) = template.lines().position(|l| l.starts_with(&needle)) {
+            out.push((key.to_string(), n + 1));
+        }
+    }
+    out
+}
+
+/// Renders a loaded chart like `helm template`.
+pub fn render(chart: &Arc<Chart>, opts: &RenderOptions, vfs: &Vfs) -> Result<Rendered, ChartError> {
+    let user = opts
+        .values
+        .merge(vfs, opts.helm)
+        .map_err(|e| ChartError::new(Phase::Values, e))?;
+    render_with_values(chart, opts, user, vfs)
+}
+
+/// Loads the chart at `path` and renders it; errors in Helm's order (values before
+/// the chart).
+pub fn render_path(path: &Path, opts: &RenderOptions, vfs: &Vfs) -> Result<Rendered, ChartError> {
+    let user = opts
+        .values
+        .merge(vfs, opts.helm)
+        .map_err(|e| ChartError::new(Phase::Values, e))?;
+    let chart = Chart::load(path, vfs).map_err(|e| version_load_error(opts.helm, e))?;
+    render_with_values(&chart, opts, user, vfs)
+}
+
+/// Helm 4 decodes `Chart.yaml` through a path that loses the struct name in Go's
+/// type errors (`Go struct field .version`); the loader words them like Helm 3.
+fn version_load_error(helm: HelmVersion, mut e: ChartError) -> ChartError {
+    if helm == HelmVersion::V4 {
+        for s in ["Metadata.", "Dependency.", "Maintainer."] {
+            e.message = e
+                .message
+                .replace(&format!("into Go struct field {s}"), "into Go struct field .");
+        }
+    }
+    e
+}
+
+/// Renders with already merged user values.
+pub fn render_with_values(
+    chart: &Arc<Chart>,
+    opts: &RenderOptions,
+    user: Map,
+    vfs: &Vfs,
+) -> Result<Rendered, ChartError> {
+    let helm = opts.helm;
+    let mut warnings = Vec::new();
+    let md = &chart.metadata;
+    if !matches!(md.chart_type.as_str(), "" | "application") {
+        return Err(ChartError::new(
+            Phase::Prepare,
+            format!("{} charts are not installable", md.chart_type),
+        ));
+    }
+    if md.deprecated {
+        warnings.push(match helm {
+            HelmVersion::V3 => "WARNING: This chart is deprecated".to_string(),
+            HelmVersion::V4 => "level=WARN msg=\"this chart is deprecated\"".to_string(),
+        });
+    }
+    if let Some(reqs) = &md.dependencies {
+        let missing: Vec<&str> = reqs
+            .iter()
+            .filter(|r| !chart.dependencies.iter().any(|d| d.name() == r.name))
+            .map(|r| r.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            let lead = match helm {
+                HelmVersion::V3 => "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies",
+                HelmVersion::V4 => "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies",
+            };
+            return Err(ChartError::new(
+                Phase::Prepare,
+                format!(
+                    "{lead}: found in Chart.yaml, but missing in charts/ directory: {}",
+                    missing.join(", ")
+                ),
+            ));
+        }
+    }
+    let mut w = Warnings::default();
+    let mut root = Node::new(chart);
+    process_dependencies(helm, &mut root, &user, &mut w)
+        .map_err(|e| ChartError::new(Phase::Prepare, e))?;
+
+    let kube_version = match &opts.kube_version {
+        Some(k) => Some(KubeVersion::parse(k, helm).map_err(|e| {
+            ChartError::new(Phase::Prepare, format!("invalid kube version '{k}': {e}"))
+        })?),
+        None => None,
+    };
+    let caps = Capabilities::new(helm, kube_version, &opts.api_versions);
+    let values = coalesce_chart(helm, &root, &user, false, &mut w)
+        .map_err(|e| ChartError::new(Phase::Prepare, e))?;
+    if !opts.skip_schema_validation {
+        if let Err(e) = schema::validate_tree(helm, &root, &values) {
+            return Err(ChartError::new(
+                Phase::Prepare,
+                format!(
+                    "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+                ),
+            ));
+        }
+    }
+    let values = values.retyped(values_type(helm));
+    warnings.extend(w.0);
+
+    if !md.kube_version.is_empty()
+        && !is_compatible_range(&md.kube_version, caps.kube_version.for_constraints())
+    {
+        return Err(ChartError::render(format!(
+            "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
+            md.kube_version, caps.kube_version.version
+        )));
+    }
+
+    let top = Map::new();
+    top.insert("Capabilities", caps.to_value());
+    top.insert(
+        "Release",
+        release_map(&opts.release_name, &opts.namespace, opts.is_upgrade, 1),
+    );
+    top.insert("Values", Value::Map(values.clone()));
+    let mut tpls = Vec::new();
+    collect(helm, &root, None, &top, &mut tpls);
+    sort_templates(&mut tpls);
+    let set = template_set(helm, chart, &tpls)?;
+
+    let mut host = Host::new(opts.seed);
+    host.vfs = vfs.clone();
+    let mut rendered: Vec<(String, String)> = Vec::new();
+    for t in &tpls {
+        let base = t.name.rsplit('/').next().unwrap_or(&t.name);
+        if base.starts_with('_') {
+            continue;
+        }
+        let tmpl = Map::with_type(values_type(helm));
+        tmpl.insert("Name", Value::str(t.name.as_str()));
+        tmpl.insert("BasePath", Value::str(t.base_path.as_str()));
+        t.dot.insert("Template", Value::Map(tmpl));
+        match set.execute(&t.name, &Value::Map(t.dot.clone()), &host) {
+            Ok(out) => rendered.push((t.name.clone(), out.replace("<no value>", ""))),
+            Err(e) => {
+                let mut err = ChartError::render(errors::exec_error(helm, &t.name, &e));
+                let inner = e.innermost();
+                if let (Some(src), Some(span)) = (inner.source.clone(), inner.span) {
+                    err = err.with_location(src, span);
+                }
+                return Err(err);
+            }
+        }
+    }
+
+    let root_notes = format!("{}/templates/NOTES.txt", root.name);
+    let notes = rendered
+        .iter()
+        .find(|(k, _)| *k == root_notes)
+        .map(|(_, v)| v.clone());
+    rendered.retain(|(k, _)| !k.ends_with("NOTES.txt"));
+
+    let sorted = manifest::sort_manifests(helm, &rendered).map_err(ChartError::render)?;
+    warnings.extend(sorted.logs.iter().cloned());
+    let mut crds = Vec::new();
+    crd_objects(&root, &root.name, &mut crds);
+
+    let sources: HashMap<&str, &str> = tpls
+        .iter()
+        .map(|t| (t.name.as_str(), t.source.text()))
+        .collect();
+    let documents = sorted
+        .manifests
+        .iter()
+        .chain(sorted.hooks.iter())
+        .map(|m| Document {
+            source: m.path.clone(),
+            kind: m.head.kind.clone(),
+            api_version: m.head.api_version.clone(),
+            name: m.head.name.clone(),
+            key_lines: key_lines(&m.content, sources.get(m.path.as_str()).copied().unwrap_or("")),
+            content: m.content.clone(),
+            hook: m.hook_events.clone(),
+            index_in_file: m.index_in_file,
+            body: OnceLock::new(),
+        })
+        .collect();
+    Ok(Rendered {
+        helm,
+        documents,
+        crds,
+        notes,
+        values,
+        warnings,
+        files: rendered,
+        sorted,
+        print: opts.print_options(),
+    })
+}

@@ -1,0 +1,601 @@
+//! Helmfile 0.166's own template functions (`pkg/tmpl/context_funcs.go`,
+//! `get_or_nil.go`), registered over Sprig's.
+//!
+//! They differ from Helm's in ways charts notice: `get` is path based
+//! (`get "a.b" [default] obj`) and shadows Sprig's (kept as `sprigGet`), `toYaml`
+//! keeps the trailing newline, `required` also rejects `""`, `tpl` renders in a fresh
+//! template set, and file functions resolve against the state (or values) file's
+//! directory. File access goes through the host's [`Vfs`](crate::source::Vfs) so
+//! overlay files are visible, and is confined to the host's `confine_to` directory.
+//! `exec` and `envExec` only run programs when the caller opted in
+//! ([`Host::allow_exec`]); secret references (`ref+...`) cannot be resolved offline
+//! and fail naming the reference.
+
+use std::path::PathBuf;
+
+use crate::helmfile::seams;
+use crate::template::{
+    CallCtx, FuncDef, FuncError, FuncResult, Host, Kind, List, Map, Registry, Ty, Value,
+};
+
+/// Registers Helmfile's functions over an already-filled Sprig registry; Sprig's
+/// `get` stays available as `sprigGet`.
+pub fn register(r: &mut Registry) {
+    if let Some(sprig_get) = r.get("get").copied() {
+        r.register(&[FuncDef {
+            name: "sprigGet",
+            ..sprig_get
+        }]);
+    }
+    r.register(FUNCS);
+}
+
+/// Replaces the side-effecting functions with Helmfile's first-pass no-ops.
+pub fn register_first_pass(r: &mut Registry) {
+    r.register(FIRST_PASS);
+}
+
+static FUNCS: &[FuncDef] = &[
+    FuncDef::ctx("exec", &[Ty::String, Ty::List], Some(Ty::String), exec),
+    FuncDef::ctx(
+        "envExec",
+        &[Ty::Map, Ty::String, Ty::List],
+        Some(Ty::String),
+        env_exec,
+    ),
+    FuncDef::ctx("isFile", &[Ty::String], None, is_file),
+    FuncDef::ctx("readFile", &[Ty::String], None, read_file),
+    FuncDef::ctx("readDir", &[Ty::String], None, read_dir),
+    FuncDef::ctx("readDirEntries", &[Ty::String], None, read_dir_entries),
+    FuncDef::plain("toYaml", &[Ty::Any], to_yaml),
+    FuncDef::plain("fromYaml", &[Ty::String], from_yaml),
+    FuncDef::plain(
+        "setValueAtPath",
+        &[Ty::String, Ty::Any, Ty::Map],
+        set_value_at_path,
+    ),
+    FuncDef::ctx("requiredEnv", &[Ty::String], None, required_env),
+    FuncDef::variadic("get", &[Ty::String], Ty::Any, get),
+    FuncDef::plain("getOrNil", &[Ty::String, Ty::Any], get_or_nil),
+    FuncDef::ctx("tpl", &[Ty::String, Ty::Any], None, tpl),
+    FuncDef::plain("required", &[Ty::String, Ty::Any], required),
+    FuncDef::plain("fetchSecretValue", &[Ty::String], fetch_secret_value),
+    FuncDef::plain("expandSecretRefs", &[Ty::Map], expand_secret_refs),
+    FuncDef::ctx("include", &[Ty::String, Ty::Any], None, include),
+];
+
+static FIRST_PASS: &[FuncDef] = &[
+    FuncDef::ctx(
+        "exec",
+        &[Ty::String, Ty::List],
+        Some(Ty::String),
+        empty_string,
+    ),
+    FuncDef::ctx(
+        "envExec",
+        &[Ty::Map, Ty::String, Ty::List],
+        Some(Ty::String),
+        empty_string,
+    ),
+    FuncDef::ctx("readFile", &[Ty::String], None, empty_string),
+    FuncDef::ctx("readDir", &[Ty::String], None, empty_strings),
+    FuncDef::ctx("readDirEntries", &[Ty::String], None, empty_list),
+    FuncDef::ctx("tpl", &[Ty::String, Ty::Any], None, tpl_first_pass),
+];
+
+fn arg(args: &[Value], i: usize) -> Value {
+    args.get(i).cloned().unwrap_or(Value::Nil)
+}
+
+fn str_arg(args: &[Value], i: usize) -> String {
+    match args.get(i) {
+        Some(Value::String(s)) => s.to_string(),
+        Some(other) => crate::template::fmt::format_value(other),
+        None => String::new(),
+    }
+}
+
+fn empty_string(_: &mut CallCtx<'_>, _: &[Value]) -> FuncResult {
+    Ok(Value::str(""))
+}
+
+fn empty_strings(_: &mut CallCtx<'_>, _: &[Value]) -> FuncResult {
+    Ok(Value::List(List::of_strings(Vec::new())))
+}
+
+fn empty_list(_: &mut CallCtx<'_>, _: &[Value]) -> FuncResult {
+    Ok(Value::list(Vec::new()))
+}
+
+/// The Go path string and absolute path of a file argument: absolute paths as given,
+/// relative ones joined to the host's base directory.
+fn locate(host: &Host, name: &str) -> Result<(String, PathBuf), FuncError> {
+    let abs = if name.starts_with('/') {
+        crate::helmfile::paths::normalize(std::path::Path::new(name))
+    } else {
+        crate::helmfile::paths::normalize(&host.base_dir.join(name))
+    };
+    if let Some(root) = &host.confine_to {
+        let root = crate::helmfile::paths::normalize(root);
+        if !abs.starts_with(&root) {
+            return Err(FuncError::call(format!(
+                "{name:?} is outside the stack directory {} (stackproof confines file functions to the stack's tree)",
+                root.display()
+            )));
+        }
+    }
+    Ok((abs.display().to_string(), abs))
+}
+
+fn is_file(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let (_, p) = locate(ctx.host, &str_arg(args, 0))?;
+    Ok(Value::Bool(ctx.host.vfs.is_file(&p)))
+}
+
+fn read_file(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let name = str_arg(args, 0);
+    let (_, p) = locate(ctx.host, &name)?;
+    let bytes = ctx
+        .host
+        .vfs
+        .read(&p)
+        .map_err(|e| FuncError::call(e.to_string()))?;
+    Ok(Value::str(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+fn read_dir(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let name = str_arg(args, 0);
+    let (shown, p) = locate(ctx.host, &name)?;
+    let entries = ctx
+        .host
+        .vfs
+        .read_dir(&p)
+        .map_err(|e| FuncError::call(format!("ReadDir {shown:?}: {e}")))?;
+    let files: Vec<Value> = entries
+        .into_iter()
+        .filter(|e| !e.is_dir)
+        .map(|e| Value::str(crate::helmfile::paths::join(&[&name, &e.name])))
+        .collect();
+    Ok(Value::List(List::of_strings(files)))
+}
+
+/// A `fs.DirEntry` as templates see it: `.Name` and `.IsDir`.
+#[derive(Debug)]
+struct DirEntryObj {
+    name: String,
+    is_dir: bool,
+}
+
+impl crate::template::Object for DirEntryObj {
+    fn type_name(&self) -> String {
+        "*os.unixDirent".to_string()
+    }
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+    fn has_method(&self, name: &str) -> bool {
+        matches!(name, "Name" | "IsDir")
+    }
+    fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
+        match name {
+            "Name" => Ok(Value::str(self.name.as_str())),
+            "IsDir" => Ok(Value::Bool(self.is_dir)),
+            _ => Err(format!("can't call method/function {name:?}")),
+        }
+    }
+    fn fmt_v(&self, _plus: bool) -> String {
+        format!("{} {}", if self.is_dir { "d" } else { "-" }, self.name)
+    }
+    fn to_json_value(&self) -> Value {
+        Value::Map(Map::new())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn read_dir_entries(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let name = str_arg(args, 0);
+    let (shown, p) = locate(ctx.host, &name)?;
+    let entries = ctx
+        .host
+        .vfs
+        .read_dir(&p)
+        .map_err(|e| FuncError::call(format!("ReadDirEntries {shown:?}: {e}")))?;
+    Ok(Value::list(
+        entries
+            .into_iter()
+            .map(|e| {
+                Value::object(DirEntryObj {
+                    name: e.name,
+                    is_dir: e.is_dir,
+                })
+            })
+            .collect(),
+    ))
+}
+
+fn exec_disabled(command: &str) -> FuncError {
+    FuncError::call(format!(
+        "exec is disabled: stackproof does not run programs from templates unless --allow-exec is given (command {command:?})"
+    ))
+}
+
+fn run_program(
+    host: &Host,
+    envs: Option<&Map>,
+    command: &str,
+    args: &Value,
+    input: Option<&Value>,
+) -> FuncResult {
+    if !host.allow_exec {
+        return Err(exec_disabled(command));
+    }
+    let items: Vec<Value> = args.as_list().map(|l| l.to_vec()).unwrap_or_default();
+    let mut argv = Vec::new();
+    for (i, a) in items.iter().enumerate() {
+        match a {
+            Value::String(s) => argv.push(s.to_string()),
+            other => {
+                return Err(FuncError::call(format!(
+                    "unexpected type of arg \"{}\" in args {} at index {i}",
+                    other.type_name(),
+                    crate::template::fmt::format_value(args)
+                )))
+            }
+        }
+    }
+    let mut cmd = std::process::Command::new(command);
+    cmd.args(&argv).current_dir(&host.base_dir);
+    if let Some(envs) = envs {
+        for (k, v) in envs.entries() {
+            match v {
+                Value::String(s) => {
+                    cmd.env(k, s.as_ref());
+                }
+                other => {
+                    return Err(FuncError::call(format!(
+                        "unexpected type of env \"{}\" in envs {} at index {k}",
+                        other.type_name(),
+                        crate::template::fmt::format_value(&Value::Map(envs.clone()))
+                    )))
+                }
+            }
+        }
+    }
+    let stdin_text = input.and_then(|v| v.as_str().map(str::to_string));
+    cmd.stdin(if stdin_text.is_some() {
+        std::process::Stdio::piped()
+    } else {
+        std::process::Stdio::null()
+    });
+    cmd.stdout(std::process::Stdio::piped());
+    cmd.stderr(std::process::Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| FuncError::call(format!("exec: {command:?}: {e}")))?;
+    if let (Some(text), Some(mut stdin)) = (stdin_text, child.stdin.take()) {
+        use std::io::Write;
+        stdin.write_all(text.as_bytes()).map_err(|e| {
+            FuncError::call(format!(
+                "failed while writing {} bytes to stdin of \"{command}\": {e}",
+                text.len()
+            ))
+        })?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| FuncError::call(format!("exec: {command:?}: {e}")))?;
+    if !out.status.success() {
+        return Err(FuncError::call(format!(
+            "command \"{command}\" exited with non-zero status:\n\nPATH:\n  {command}\n\nARGS:\n{}\n\nERROR:\n  {}\n\nEXIT STATUS\n  {}\n\nSTDERR:\n  {}",
+            argv.iter()
+                .enumerate()
+                .map(|(i, a)| format!("  {i}: {a} ({} bytes)", a.len()))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            out.status,
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(Value::str(
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+fn exec(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let command = str_arg(args, 0);
+    run_program(ctx.host, None, &command, &arg(args, 1), args.get(2))
+}
+
+fn env_exec(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let command = str_arg(args, 1);
+    let envs = arg(args, 0).as_map().cloned();
+    run_program(
+        ctx.host,
+        envs.as_ref(),
+        &command,
+        &arg(args, 2),
+        args.get(3),
+    )
+}
+
+fn to_yaml(args: &[Value]) -> FuncResult {
+    seams::encode_yaml(&arg(args, 0))
+        .map(Value::str)
+        .map_err(|e| FuncError::call(e.0))
+}
+
+fn from_yaml(args: &[Value]) -> FuncResult {
+    let text = str_arg(args, 0);
+    seams::decode_values(&text)
+        .map_err(|e| FuncError::call(format!("{}, offending yaml: {text}", e.0)))
+}
+
+fn set_value_at_path(args: &[Value]) -> FuncResult {
+    let path = str_arg(args, 0);
+    let value = arg(args, 1);
+    let values = arg(args, 2);
+    let Value::Map(root) = &values else {
+        return Err(FuncError::call(format!(
+            "failed to set value at path \"{path}\": value for key \"{path}\" was not a map"
+        )));
+    };
+    let components: Vec<&str> = path.split('.').collect();
+    let (key, walk) = components.split_last().unwrap_or((&"", &[]));
+    let mut cur = root.clone();
+    for k in walk {
+        let next = match cur.get(k) {
+            None => {
+                return Err(FuncError::call(format!(
+                    "failed to set value at path \"{path}\": value for key \"{k}\" does not exist"
+                )))
+            }
+            Some(Value::Map(m)) => m,
+            Some(_) => {
+                return Err(FuncError::call(format!(
+                    "failed to set value at path \"{path}\": value for key \"{k}\" was not a map"
+                )))
+            }
+        };
+        cur = next;
+    }
+    cur.insert(*key, value);
+    Ok(values)
+}
+
+fn required_env(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let name = str_arg(args, 0);
+    match ctx.host.env_var(&name) {
+        Some(v) if !v.is_empty() => Ok(Value::str(v)),
+        _ => Err(FuncError::call(format!(
+            "required env var `{name}` is not set"
+        ))),
+    }
+}
+
+/// `get`'s "no value" failures, which `getOrNil` turns into nil (every failure of
+/// a path lookup is one).
+enum GetError {
+    NoValue(String),
+}
+
+fn get_path(path: &str, def: Option<&Value>, obj: &Value) -> Result<Value, GetError> {
+    if path.is_empty() {
+        return Ok(obj.clone());
+    }
+    let (first, rest) = match path.split_once('.') {
+        Some((f, r)) => (f, Some(r)),
+        None => (path, None),
+    };
+    let v = match obj {
+        Value::Map(m) if m.ty() == crate::template::MapType::String => {
+            return match m.get(first) {
+                Some(v) => Ok(v),
+                None => match def {
+                    Some(d) => Ok(d.clone()),
+                    None => Err(GetError::NoValue(format!(
+                        "no value exist for key \"{first}\" in {}",
+                        crate::template::fmt::format_value(obj)
+                    ))),
+                },
+            };
+        }
+        Value::Map(m) => match m.get(first) {
+            Some(v) => v,
+            None => {
+                return match def {
+                    Some(d) => Ok(d.clone()),
+                    None => Err(GetError::NoValue(format!(
+                        "no value exist for key \"{first}\" in {}",
+                        crate::template::fmt::format_value(obj)
+                    ))),
+                }
+            }
+        },
+        Value::Object(o) if o.kind() == Kind::Struct => match o.field(first) {
+            Some(v) => v,
+            None => {
+                return match def {
+                    Some(d) => Ok(d.clone()),
+                    None => Err(GetError::NoValue(format!(
+                        "no field named \"{first}\" exist in {}",
+                        o.fmt_v(false)
+                    ))),
+                }
+            }
+        },
+        other => {
+            return Err(GetError::NoValue(format!(
+                "unexpected type({}) of value for key \"{first}\": it must be either map[string]any or any struct",
+                other.type_name()
+            )))
+        }
+    };
+    get_path(rest.unwrap_or(""), def, &v)
+}
+
+fn get(args: &[Value]) -> FuncResult {
+    let path = str_arg(args, 0);
+    let rest = &args[1.min(args.len())..];
+    let (def, obj) = match rest {
+        [obj] => (None, obj),
+        [def, obj] => (Some(def), obj),
+        _ => {
+            return Err(FuncError::call(format!(
+                "unexpected number of args passed to the template function get(path, [def, ]obj): expected 1 or 2, got {}, args was {}",
+                rest.len(),
+                crate::template::fmt::format_value(&Value::list(rest.to_vec()))
+            )))
+        }
+    };
+    get_path(&path, def, obj).map_err(|e| match e {
+        GetError::NoValue(m) => FuncError::call(m),
+    })
+}
+
+fn get_or_nil(args: &[Value]) -> FuncResult {
+    let path = str_arg(args, 0);
+    match get_path(&path, None, &arg(args, 1)) {
+        Ok(v) => Ok(v),
+        Err(GetError::NoValue(_)) => Ok(Value::Nil),
+    }
+}
+
+fn tpl_with(ctx: &mut CallCtx<'_>, args: &[Value], pre_render: bool) -> FuncResult {
+    let text = str_arg(args, 0);
+    crate::helmfile::tmpl::render_for_tpl(ctx.host, pre_render, &text, &arg(args, 1))
+        .map(Value::str)
+        .map_err(|f| FuncError::call(f.error.message))
+}
+
+fn tpl(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    tpl_with(ctx, args, false)
+}
+
+fn tpl_first_pass(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    tpl_with(ctx, args, true)
+}
+
+fn include(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
+    let name = str_arg(args, 0);
+    ctx.engine.include(&name, &arg(args, 1)).map(Value::str)
+}
+
+fn required(args: &[Value]) -> FuncResult {
+    let warn = str_arg(args, 0);
+    let val = arg(args, 1);
+    // Helmfile passes the message to fmt.Errorf as the format string.
+    let msg = || crate::template::fmt::sprintf(&warn, &[]);
+    match &val {
+        Value::Nil => Err(FuncError::call(msg())),
+        Value::String(s) if s.is_empty() => Err(FuncError::call(msg())),
+        _ => Ok(val),
+    }
+}
+
+fn secret_ref_error(reference: &str) -> FuncError {
+    FuncError::call(format!(
+        "cannot resolve secret reference {reference:?} offline: stackproof does not contact secret stores (vals)"
+    ))
+}
+
+fn fetch_secret_value(args: &[Value]) -> FuncResult {
+    Err(secret_ref_error(&str_arg(args, 0)))
+}
+
+fn first_ref(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if s.starts_with("ref+") => Some(s.to_string()),
+        Value::List(l) => l.iter().find_map(first_ref),
+        Value::Map(m) => m.entries().iter().find_map(|(_, x)| first_ref(x)),
+        _ => None,
+    }
+}
+
+fn expand_secret_refs(args: &[Value]) -> FuncResult {
+    let v = arg(args, 0);
+    match first_ref(&v) {
+        Some(r) => Err(secret_ref_error(&r)),
+        None => Ok(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vmap;
+
+    #[test]
+    fn get_paths_and_defaults() {
+        let v = vmap! {"m" => vmap!{"a" => vmap!{"b" => Value::int(1)}}};
+        let got = get(&[Value::str("m.a.b"), v.clone()]).unwrap_or(Value::Nil);
+        assert!(got.deep_equal(&Value::int(1)));
+        let got = get(&[Value::str("m.a.zz"), Value::str("dflt"), v.clone()]).unwrap_or(Value::Nil);
+        assert!(got.deep_equal(&Value::str("dflt")));
+        let e = get(&[Value::str("m.a.zz"), v.clone()])
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("no value exist for key \"zz\" in map[b:1]")
+        );
+        assert!(get_or_nil(&[Value::str("m.x.y"), v]).is_ok_and(|x| x.is_nil()));
+    }
+
+    #[test]
+    fn get_through_nil_fails_even_with_default() {
+        let v = vmap! {"a" => Value::Nil};
+        let e = get(&[Value::str("a.b"), Value::str("d"), v])
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("unexpected type(<nil>) of value for key \"b\": it must be either map[string]any or any struct")
+        );
+    }
+
+    #[test]
+    fn set_value_at_path_mutates() {
+        let v = vmap! {"m" => vmap!{"a" => vmap!{"b" => Value::int(1)}}};
+        let out = set_value_at_path(&[Value::str("m.a.c"), Value::int(5), v.clone()])
+            .unwrap_or(Value::Nil);
+        assert!(v
+            .get_path(&["m", "a", "c"])
+            .is_some_and(|x| x.deep_equal(&Value::int(5))));
+        assert!(out.get_path(&["m", "a", "c"]).is_some());
+        let e = set_value_at_path(&[Value::str("m.zz.c"), Value::int(5), v])
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some("failed to set value at path \"m.zz.c\": value for key \"zz\" does not exist")
+        );
+    }
+
+    #[test]
+    fn required_rejects_nil_and_empty() {
+        assert!(required(&[Value::str("need x"), Value::Nil]).is_err());
+        assert!(required(&[Value::str("need x"), Value::str("")]).is_err());
+        assert!(required(&[Value::str("need x"), Value::int(0)]).is_ok());
+    }
+
+    #[test]
+    fn secret_refs_fail_offline() {
+        let e = fetch_secret_value(&[Value::str("ref+vault://a/b#k")])
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|m| m.contains("ref+vault://a/b#k")));
+        assert!(expand_secret_refs(&[vmap! {"a" => "plain"}]).is_ok());
+    }
+
+    #[test]
+    fn exec_needs_opt_in() {
+        let host = Host::new(0);
+        let e = run_program(&host, None, "echo", &Value::list(vec![]), None)
+            .err()
+            .map(|e| e.to_string());
+        assert!(e.is_some_and(|m| m.contains("--allow-exec")));
+    }
+}

@@ -1,0 +1,154 @@
+//! Helmfile's template context (`pkg/tmpl`): every state part, values `.gotmpl` file,
+//! release field and `tpl` call is executed as a fresh Go template named
+//! `stringTemplate`, after the directory's `_*.tpl` helper files have been parsed
+//! into the same set (so their defines are includable, and text outside defines
+//! becomes the base body — Helmfile's helper-file bug). The first rendering pass uses
+//! `missingkey=zero` and disables side-effecting functions (`exec`, `readFile`,
+//! `readDir`, `readDirEntries` return empty results); the final pass uses
+//! `missingkey=error`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::paths;
+use super::seams::{self, MissingKey, TemplateCall, TemplateFailure};
+use crate::source::Vfs;
+use crate::template::{Host, Registry, Value};
+
+/// Services a Helmfile render needs from its caller.
+#[derive(Clone, Debug)]
+pub struct RenderEnv {
+    pub vfs: Vfs,
+    /// Environment variables (`env`, `requiredEnv`).
+    pub env: Arc<BTreeMap<String, String>>,
+    /// Whether `exec` may run programs.
+    pub allow_exec: bool,
+    /// File functions refuse paths outside this directory (`None`: no limit).
+    pub confine_to: Option<PathBuf>,
+    pub seed: u64,
+}
+
+impl Default for RenderEnv {
+    fn default() -> Self {
+        RenderEnv {
+            vfs: Vfs::real(),
+            env: Arc::new(BTreeMap::new()),
+            allow_exec: false,
+            confine_to: None,
+            seed: 0,
+        }
+    }
+}
+
+/// One template context: a base directory (Go string and its absolute form) and
+/// the pass.
+#[derive(Clone, Debug)]
+pub struct Context<'a> {
+    pub renv: &'a RenderEnv,
+    /// The base path as Helmfile names it (`"."`, `"../values"`).
+    pub base_path: String,
+    /// The directory Helmfile's process would be in.
+    pub cwd: PathBuf,
+    pub pre_render: bool,
+}
+
+fn final_registry() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(crate::funcs::helmfile_registry)
+}
+
+fn first_pass_registry() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(|| {
+        let mut r = crate::funcs::helmfile_registry();
+        crate::funcs::helmfile::register_first_pass(&mut r);
+        r
+    })
+}
+
+impl<'a> Context<'a> {
+    pub fn new(renv: &'a RenderEnv, base_path: &str, cwd: &Path, pre_render: bool) -> Context<'a> {
+        Context {
+            renv,
+            base_path: base_path.to_string(),
+            cwd: cwd.to_path_buf(),
+            pre_render,
+        }
+    }
+
+    /// The absolute directory relative paths in templates resolve against.
+    pub fn base_dir(&self) -> PathBuf {
+        paths::resolve(&self.cwd, &self.base_path)
+    }
+
+    pub fn host(&self) -> Host {
+        let mut h = Host::new(self.renv.seed);
+        h.env = self.renv.env.clone();
+        h.vfs = self.renv.vfs.clone();
+        h.base_dir = self.base_dir();
+        h.confine_to = self.renv.confine_to.clone();
+        h.allow_exec = self.renv.allow_exec && !self.pre_render;
+        h
+    }
+
+    /// The `_*.tpl` files of the base directory, named as Helmfile names them.
+    pub fn helpers(&self) -> Vec<(String, String)> {
+        let pattern = paths::join(&[&self.base_path, "_*.tpl"]);
+        paths::glob(&self.renv.vfs, &self.cwd, &pattern)
+            .into_iter()
+            .filter_map(|name| {
+                let text = self
+                    .renv
+                    .vfs
+                    .read_to_string(&paths::resolve(&self.cwd, &name))
+                    .ok()?;
+                Some((name, text))
+            })
+            .collect()
+    }
+
+    /// Renders `text` with `data` (Helmfile's `RenderTemplateToBuffer`).
+    pub fn render(&self, text: &str, data: &Value) -> Result<String, TemplateFailure> {
+        let helpers = self.helpers();
+        let host = self.host();
+        let registry = if self.pre_render {
+            first_pass_registry()
+        } else {
+            final_registry()
+        };
+        seams::execute_template(&TemplateCall {
+            name: "stringTemplate",
+            helpers: &helpers,
+            text,
+            data,
+            missing_key: if self.pre_render {
+                MissingKey::Zero
+            } else {
+                MissingKey::Error
+            },
+            registry,
+            host: &host,
+        })
+    }
+}
+
+/// Renders a string the way Helmfile's `tpl` does from inside a template: a new
+/// template set in the same base directory and pass.
+pub fn render_for_tpl(
+    host: &Host,
+    pre_render: bool,
+    text: &str,
+    data: &Value,
+) -> Result<String, TemplateFailure> {
+    let renv = RenderEnv {
+        vfs: host.vfs.clone(),
+        env: host.env.clone(),
+        allow_exec: host.allow_exec,
+        confine_to: host.confine_to.clone(),
+        seed: host.next_u64(),
+    };
+    let base = host.base_dir.display().to_string();
+    let ctx = Context::new(&renv, &base, &host.base_dir, pre_render);
+    ctx.render(text, data)
+}

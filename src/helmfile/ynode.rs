@@ -1,0 +1,136 @@
+//! A decoded YAML node with its line, the input of Helmfile's strict struct decoding.
+//!
+//! yaml.v2 decodes a state document into Go structs and, in strict mode, reports
+//! every key that names no field (`line 4: field unknownField not found in type
+//! state.ReleaseSpec`) and every scalar of the wrong kind (`cannot unmarshal !!str
+//! `x` into bool`), with the line of the offending node. Doing the same needs the
+//! node tree (after anchors, aliases and `<<` merges are resolved) rather than plain
+//! values: the source text of scalars (a `version: 1.10` field is the string
+//! `"1.10"`, not the float), their resolved tag, and lines.
+
+use crate::template::{List, Map, Value};
+
+/// A resolved YAML node.
+#[derive(Clone, Debug)]
+pub struct YNode {
+    /// 1-based line of the node's first token (0 when unknown).
+    pub line: usize,
+    pub kind: YKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum YKind {
+    /// `~`, `null`, or an empty value.
+    Null,
+    Scalar(Scalar),
+    Seq(Vec<YNode>),
+    /// Entries in document order; keys are given as yaml.v2 turns them into strings.
+    Map(Vec<(YKey, YNode)>),
+}
+
+/// A scalar: its yaml.v2-resolved value, its source text and resolved tag.
+#[derive(Clone, Debug)]
+pub struct Scalar {
+    pub value: Value,
+    pub text: String,
+    /// `!!str`, `!!int`, `!!float`, `!!bool`, `!!binary`, `!!timestamp`.
+    pub tag: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct YKey {
+    /// The key as a Go string (a scalar key's source text).
+    pub text: String,
+    pub line: usize,
+}
+
+impl YNode {
+    pub fn null(line: usize) -> YNode {
+        YNode {
+            line,
+            kind: YKind::Null,
+        }
+    }
+
+    /// The node as a Helmfile value (`map[string]any` maps, `[]any` lists).
+    pub fn to_value(&self) -> Value {
+        match &self.kind {
+            YKind::Null => Value::Nil,
+            YKind::Scalar(s) => s.value.clone(),
+            YKind::Seq(items) => {
+                Value::List(List::new(items.iter().map(YNode::to_value).collect()))
+            }
+            YKind::Map(entries) => {
+                let m = Map::new();
+                for (k, v) in entries {
+                    m.insert(k.text.clone(), v.to_value());
+                }
+                Value::Map(m)
+            }
+        }
+    }
+
+    /// yaml.v2's short description of a node in type errors: `!!map`, `!!seq`, or
+    /// ``!!str `text` `` for scalars.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            YKind::Null => "!!null".to_string(),
+            YKind::Seq(_) => "!!seq".to_string(),
+            YKind::Map(_) => "!!map".to_string(),
+            YKind::Scalar(s) => {
+                let mut t = s.text.clone();
+                if t.chars().count() > 10 {
+                    t = format!("{}...", t.chars().take(7).collect::<String>());
+                }
+                format!("{} `{}`", s.tag, t)
+            }
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(YKey, YNode)]> {
+        match &self.kind {
+            YKind::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Builds a node tree from a plain value (no lines), for hosts and tests.
+    pub fn from_value(v: &Value) -> YNode {
+        let kind = match v {
+            Value::Nil => YKind::Null,
+            Value::List(l) => YKind::Seq(l.iter().map(YNode::from_value).collect()),
+            Value::Map(m) => YKind::Map(
+                m.entries()
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            YKey {
+                                text: k.clone(),
+                                line: 0,
+                            },
+                            YNode::from_value(v),
+                        )
+                    })
+                    .collect(),
+            ),
+            other => {
+                let (tag, text) = match other {
+                    Value::Bool(b) => ("!!bool", b.to_string()),
+                    Value::Int(i, _) => ("!!int", i.to_string()),
+                    Value::Uint(u, _) => ("!!int", u.to_string()),
+                    Value::Float(f) => {
+                        ("!!float", crate::template::fmt::format_float(*f, b'g', -1))
+                    }
+                    Value::String(s) => ("!!str", s.to_string()),
+                    _ => ("!!str", crate::template::fmt::format_value(other)),
+                };
+                YKind::Scalar(Scalar {
+                    value: other.clone(),
+                    text,
+                    tag: tag.to_string(),
+                })
+            }
+        };
+        YNode { line: 0, kind }
+    }
+}
