@@ -182,7 +182,9 @@ impl KubeVersion {
                 let nums: Vec<&str> = body[..end].split('.').collect();
                 if nums.len() < 2
                     || nums.len() > 3
-                    || nums.iter().any(|n| n.is_empty() || n.parse::<u64>().is_err())
+                    || nums
+                        .iter()
+                        .any(|n| n.is_empty() || n.parse::<u64>().is_err())
                 {
                     return Err(format!("could not parse {s:?} as version"));
                 }
@@ -240,7 +242,9 @@ impl Object for KubeVersion {
     }
     fn fmt_v(&self, plus: bool) -> String {
         match (self.helm, plus) {
-            (HelmVersion::V3, false) => format!("{{{} {} {}}}", self.version, self.major, self.minor),
+            (HelmVersion::V3, false) => {
+                format!("{{{} {} {}}}", self.version, self.major, self.minor)
+            }
             (HelmVersion::V3, true) => format!(
                 "{{Version:{} Major:{} Minor:{}}}",
                 self.version, self.major, self.minor
@@ -349,13 +353,21 @@ impl BuildInfo {
         let mut v = match self.helm {
             HelmVersion::V3 => vec![
                 ("Version", "version", "v3.15.3"),
-                ("GitCommit", "git_commit", "3bb50bbbdd9c946ba9989fbe4fb4104766302a64"),
+                (
+                    "GitCommit",
+                    "git_commit",
+                    "3bb50bbbdd9c946ba9989fbe4fb4104766302a64",
+                ),
                 ("GitTreeState", "git_tree_state", "clean"),
                 ("GoVersion", "go_version", "go1.22.5"),
             ],
             HelmVersion::V4 => vec![
                 ("Version", "version", "v4.3.1"),
-                ("GitCommit", "git_commit", "c0d08d0d6d9424d4a14febb5e8a3e51b0dd00dff"),
+                (
+                    "GitCommit",
+                    "git_commit",
+                    "c0d08d0d6d9424d4a14febb5e8a3e51b0dd00dff",
+                ),
                 ("GitTreeState", "git_tree_state", "clean"),
                 ("GoVersion", "go_version", "go1.27.2"),
             ],
@@ -384,7 +396,13 @@ impl Object for BuildInfo {
         let parts: Vec<String> = self
             .parts()
             .into_iter()
-            .map(|(f, _, v)| if plus { format!("{f}:{v}") } else { v.to_string() })
+            .map(|(f, _, v)| {
+                if plus {
+                    format!("{f}:{v}")
+                } else {
+                    v.to_string()
+                }
+            })
             .collect();
         format!("{{{}}}", parts.join(" "))
     }

@@ -189,7 +189,14 @@ fn coalesce_values(
                                 clean_nil_values(src);
                             }
                         }
-                        coalesce_tables(ver, dest, src, &concat_prefix(&sub_prefix, &key), merge, w);
+                        coalesce_tables(
+                            ver,
+                            dest,
+                            src,
+                            &concat_prefix(&sub_prefix, &key),
+                            merge,
+                            w,
+                        );
                     }
                     Value::Nil => {}
                     other => w.0.push(format!(

@@ -236,7 +236,10 @@ enum Tok {
     /// `?`: one non-separator character.
     Any,
     /// `[...]` / `[!...]`
-    Class { negated: bool, items: Vec<(char, char)> },
+    Class {
+        negated: bool,
+        items: Vec<(char, char)>,
+    },
     /// `{a,b}`
     Alt(Vec<Vec<Tok>>),
 }

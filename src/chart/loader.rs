@@ -276,7 +276,8 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
     let mut raw_md = None;
     for f in &files {
         if f.name == "Chart.yaml" {
-            let mut md = Metadata::parse(&f.text()).map_err(|e| format!("cannot load Chart.yaml: {e}"))?;
+            let mut md =
+                Metadata::parse(&f.text()).map_err(|e| format!("cannot load Chart.yaml: {e}"))?;
             if md.api_version_mut().is_empty() {
                 *md.api_version_mut() = "v1".to_string();
             }
@@ -410,12 +411,18 @@ mod tests {
     fn sorts_files_like_helm() {
         let c = Chart::from_files(
             vec![
-                file("Chart.yaml", r#"{"apiVersion":"v2","name":"p","version":"0.1.0"}"#),
+                file(
+                    "Chart.yaml",
+                    r#"{"apiVersion":"v2","name":"p","version":"0.1.0"}"#,
+                ),
                 file("values.yaml", r#"{"a":1}"#),
                 file("templates/x.yaml", "x"),
                 file("README.md", "r"),
                 file("crds/c.yaml", "c"),
-                file("charts/sub/Chart.yaml", r#"{"name":"sub","version":"1.0.0"}"#),
+                file(
+                    "charts/sub/Chart.yaml",
+                    r#"{"name":"sub","version":"1.0.0"}"#,
+                ),
                 file("charts/sub/templates/y.yaml", "y"),
                 file("charts/_skip/Chart.yaml", "{}"),
             ],
@@ -434,17 +441,24 @@ mod tests {
 
     #[test]
     fn missing_chart_yaml() {
-        let err = Chart::from_files(vec![file("values.yaml", "{}")], PathBuf::from("p")).unwrap_err();
+        let err =
+            Chart::from_files(vec![file("values.yaml", "{}")], PathBuf::from("p")).unwrap_err();
         assert_eq!(err.message, "Chart.yaml file is missing");
         let err = Chart::from_files(
             vec![
-                file("Chart.yaml", r#"{"apiVersion":"v2","name":"p","version":"0.1.0"}"#),
+                file(
+                    "Chart.yaml",
+                    r#"{"apiVersion":"v2","name":"p","version":"0.1.0"}"#,
+                ),
                 file("charts/sub/values.yaml", "{}"),
             ],
             PathBuf::from("p"),
         )
         .unwrap_err();
-        assert_eq!(err.message, "error unpacking sub in p: Chart.yaml file is missing");
+        assert_eq!(
+            err.message,
+            "error unpacking sub in p: Chart.yaml file is missing"
+        );
     }
 
     #[test]

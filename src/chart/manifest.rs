@@ -86,7 +86,6 @@ pub fn sort_by_kind<T>(helm: HelmVersion, items: &mut [T], kind: impl Fn(&T) -> 
     });
 }
 
-
 /// Go's `strings.TrimSpace` (ASCII whitespace plus Unicode spaces).
 pub fn trim_space(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace())
@@ -247,7 +246,10 @@ fn coerce_string(v: &Value, path: &str, helm: HelmVersion) -> Result<String, Str
         other => Err(format!(
             "json: cannot unmarshal {} into Go struct field {}.{path} of type string",
             yamlio::json_kind(other),
-            simple_head_type(helm).rsplit('.').next().unwrap_or("SimpleHead")
+            simple_head_type(helm)
+                .rsplit('.')
+                .next()
+                .unwrap_or("SimpleHead")
         )),
     }
 }
@@ -376,8 +378,8 @@ pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<S
             continue;
         }
         for (idx, doc) in split_manifests(helm, content).into_iter().enumerate() {
-            let head = parse_head(helm, &doc)
-                .map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+            let head =
+                parse_head(helm, &doc).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
             let has_annotations = head.annotations.as_ref().is_some_and(|a| !a.is_empty());
             let hook_types = if has_annotations {
                 head.annotation("helm.sh/hook").map(str::to_string)
@@ -407,9 +409,9 @@ pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<S
             if unknown {
                 out.logs.push(match helm {
                     HelmVersion::V3 => format!("info: skipping unknown hook: {hook_types:?}"),
-                    HelmVersion::V4 => format!(
-                        "level=INFO msg=\"skipping unknown hooks\" hookTypes={hook_types}"
-                    ),
+                    HelmVersion::V4 => {
+                        format!("level=INFO msg=\"skipping unknown hooks\" hookTypes={hook_types}")
+                    }
                 });
                 continue;
             }
@@ -541,16 +543,46 @@ mod tests {
 
     #[test]
     fn kind_order() {
-        let mut v = vec!["Zebra", "Deployment", "", "Namespace", "MutatingWebhookConfiguration", "Apple"];
+        let mut v = vec![
+            "Zebra",
+            "Deployment",
+            "",
+            "Namespace",
+            "MutatingWebhookConfiguration",
+            "Apple",
+        ];
         sort_by_kind(HelmVersion::V3, &mut v, |s| s);
-        assert_eq!(v, ["Namespace", "Deployment", "", "Apple", "MutatingWebhookConfiguration", "Zebra"]);
+        assert_eq!(
+            v,
+            [
+                "Namespace",
+                "Deployment",
+                "",
+                "Apple",
+                "MutatingWebhookConfiguration",
+                "Zebra"
+            ]
+        );
         sort_by_kind(HelmVersion::V4, &mut v, |s| s);
-        assert_eq!(v, ["Namespace", "Deployment", "MutatingWebhookConfiguration", "", "Apple", "Zebra"]);
+        assert_eq!(
+            v,
+            [
+                "Namespace",
+                "Deployment",
+                "MutatingWebhookConfiguration",
+                "",
+                "Apple",
+                "Zebra"
+            ]
+        );
     }
 
     #[test]
     fn source_regex() {
-        assert_eq!(source_path("# Source: c/templates/x.yaml\na: 1"), Some("templates/x.yaml"));
+        assert_eq!(
+            source_path("# Source: c/templates/x.yaml\na: 1"),
+            Some("templates/x.yaml")
+        );
         assert_eq!(source_path("a: 1"), None);
     }
 }

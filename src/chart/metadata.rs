@@ -71,13 +71,21 @@ fn type_error(value: &Value, strukt: &str, field: &str, ty: &str) -> String {
 fn format_float32(f: f64) -> String {
     let x = f as f32;
     if x.is_infinite() {
-        return if x > 0.0 { "+Inf".into() } else { "-Inf".into() };
+        return if x > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
     }
     if x.is_nan() {
         return "NaN".into();
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if x.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     // Shortest round-trip digits of the f32, then Go's %g layout.
     let s = format!("{x:e}");
@@ -450,7 +458,7 @@ impl RawMetadata {
             for d in list {
                 let Some(mut d) = d else {
                     return Err(
-                        "validation: dependencies must not contain empty or null nodes".into()
+                        "validation: dependencies must not contain empty or null nodes".into(),
                     );
                 };
                 d.name = sanitize(&d.name);
@@ -541,7 +549,9 @@ mod tests {
             md.validate().unwrap_err(),
             "validation: chart.metadata.version is required"
         );
-        let md = Metadata::parse(r#"{"apiVersion":"v2","name":"x","version":"1.0.0","deprecated":"yes"}"#);
+        let md = Metadata::parse(
+            r#"{"apiVersion":"v2","name":"x","version":"1.0.0","deprecated":"yes"}"#,
+        );
         assert_eq!(
             md.err().unwrap(),
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field Metadata.deprecated of type bool"

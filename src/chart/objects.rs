@@ -107,8 +107,16 @@ pub fn base64_std(data: &[u8]) -> String {
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         out.push(T[(n >> 18) as usize & 63] as char);
         out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if chunk.len() > 2 { T[n as usize & 63] as char } else { '=' });
+        out.push(if chunk.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        out.push(if chunk.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     out
 }
@@ -147,7 +155,9 @@ impl Object for Files {
         match name {
             "Get" => {
                 let n = arg_str(args, name)?;
-                Ok(Value::str(String::from_utf8_lossy(&self.get_bytes(&n)).as_ref()))
+                Ok(Value::str(
+                    String::from_utf8_lossy(&self.get_bytes(&n)).as_ref(),
+                ))
             }
             "GetBytes" => Ok(Value::Bytes(self.get_bytes(&arg_str(args, name)?))),
             "Glob" => Ok(Value::Object(Arc::new(self.glob(&arg_str(args, name)?)))),
@@ -258,7 +268,10 @@ impl Object for DependencyV3 {
             m.insert("enabled", Value::Bool(true));
         }
         if !d.import_values.is_empty() {
-            m.insert("import-values", Value::List(List::new(d.import_values.clone())));
+            m.insert(
+                "import-values",
+                Value::List(List::new(d.import_values.clone())),
+            );
         }
         if !d.alias.is_empty() {
             m.insert("alias", Value::str(d.alias.as_str()));
@@ -450,7 +463,9 @@ impl Object for ChartV3 {
 }
 
 fn any_strings(items: &[String]) -> Value {
-    Value::List(List::new(items.iter().map(|s| Value::str(s.as_str())).collect()))
+    Value::List(List::new(
+        items.iter().map(|s| Value::str(s.as_str())).collect(),
+    ))
 }
 
 /// `.Chart` in Helm 4: the metadata struct converted to a map keyed by Go field
@@ -505,7 +520,10 @@ pub fn chart_v4_map(md: &Metadata, is_root: bool) -> Value {
                     dm.insert("Condition", Value::str(d.condition.as_str()));
                     dm.insert("Tags", any_strings(&d.tags));
                     dm.insert("Enabled", Value::Bool(d.enabled));
-                    dm.insert("ImportValues", Value::List(List::new(d.import_values.clone())));
+                    dm.insert(
+                        "ImportValues",
+                        Value::List(List::new(d.import_values.clone())),
+                    );
                     dm.insert("Alias", Value::str(d.alias.as_str()));
                     Value::Map(dm)
                 })

@@ -23,7 +23,10 @@ struct Failure {
 
 #[derive(Debug, Clone)]
 enum Fail {
-    Type { want: Vec<String>, got: &'static str },
+    Type {
+        want: Vec<String>,
+        got: &'static str,
+    },
     Required(String),
     Enum(Vec<J>),
     Const(J),
@@ -75,7 +78,12 @@ fn to_json(v: &Value) -> J {
         Value::String(s) => J::String(s.to_string()),
         Value::Bytes(b) => J::Array(b.iter().map(|x| J::from(*x)).collect()),
         Value::List(l) => J::Array(l.iter().map(to_json).collect()),
-        Value::Map(m) => J::Object(m.entries().iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
+        Value::Map(m) => J::Object(
+            m.entries()
+                .iter()
+                .map(|(k, v)| (k.clone(), to_json(v)))
+                .collect(),
+        ),
         Value::Object(o) => to_json(&o.to_json_value()),
     }
 }
@@ -110,9 +118,13 @@ fn num(v: &J) -> Option<f64> {
 fn json_equal(a: &J, b: &J) -> bool {
     match (a, b) {
         (J::Number(x), J::Number(y)) => x.as_f64() == y.as_f64(),
-        (J::Array(x), J::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q)),
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
+        }
         (J::Object(x), J::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => a == b,
     }
@@ -158,11 +170,20 @@ impl Validator<'_> {
         if let Some(t) = s.get("type") {
             let want: Vec<String> = match t {
                 J::String(x) => vec![x.clone()],
-                J::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
+                J::Array(a) => a
+                    .iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect(),
                 _ => Vec::new(),
             };
             if !want.is_empty() && !want.iter().any(|w| type_matches(w, v)) {
-                self.fail(path, Fail::Type { want, got: type_of(v) });
+                self.fail(
+                    path,
+                    Fail::Type {
+                        want,
+                        got: type_of(v),
+                    },
+                );
                 return;
             }
         }
@@ -309,8 +330,15 @@ impl Validator<'_> {
                 self.fail(path, Fail::Not);
             }
         }
-        if let (Some(cond), true) = (s.get("if"), s.contains_key("then") || s.contains_key("else")) {
-            let branch = if self.check(cond, v, path) { "then" } else { "else" };
+        if let (Some(cond), true) = (
+            s.get("if"),
+            s.contains_key("then") || s.contains_key("else"),
+        ) {
+            let branch = if self.check(cond, v, path) {
+                "then"
+            } else {
+                "else"
+            };
             if let Some(b) = s.get(branch) {
                 self.validate(b, v, path);
             }
@@ -319,7 +347,11 @@ impl Validator<'_> {
 }
 
 fn quote_list(items: &[J]) -> String {
-    items.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn fmt_num(f: f64) -> String {
@@ -335,7 +367,9 @@ fn format_v3(f: &Failure) -> String {
     };
     let last = f.path.last().cloned().unwrap_or_else(|| "(root)".into());
     let desc = match &f.kind {
-        Fail::Type { want, got } => format!("Invalid type. Expected: {}, given: {got}", want.join(",")),
+        Fail::Type { want, got } => {
+            format!("Invalid type. Expected: {}, given: {got}", want.join(","))
+        }
         Fail::Required(p) => format!("{p} is required"),
         Fail::Enum(e) => format!("{last} must be one of the following: {}", quote_list(e)),
         Fail::Const(c) => format!("{last} does not match: {c}"),
@@ -438,7 +472,8 @@ mod tests {
 
     #[test]
     fn wording_per_version() {
-        let schema = br#"{"required":["policy"],"properties":{"policy":{"type":"string","enum":["sync"]}}}"#;
+        let schema =
+            br#"{"required":["policy"],"properties":{"policy":{"type":"string","enum":["sync"]}}}"#;
         let with_null = Map::new();
         with_null.insert("policy", Value::Nil);
         assert_eq!(

@@ -19,9 +19,8 @@ pub struct Version {
 
 fn valid_ident_list(s: &str) -> bool {
     !s.is_empty()
-        && s.split('.').all(|p| {
-            !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
-        })
+        && s.split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
 }
 
 impl Version {
@@ -275,7 +274,9 @@ fn constraint_version_ok(v: &str) -> bool {
     let parts: Vec<&str> = nums.split('.').collect();
     parts.len() <= 3
         && parts.iter().all(|p| {
-            !p.is_empty() && p.chars().all(|c| c.is_ascii_digit() || matches!(c, 'x' | 'X' | '*'))
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, 'x' | 'X' | '*'))
         })
 }
 
@@ -413,11 +414,7 @@ fn tilde(c: &Constraint, v: &Version) -> bool {
     if v.compare(&c.con) == Ordering::Less {
         return false;
     }
-    if c.con.major == 0
-        && c.con.minor == 0
-        && c.con.patch == 0
-        && !c.minor_dirty
-        && !c.patch_dirty
+    if c.con.major == 0 && c.con.minor == 0 && c.con.patch == 0 && !c.minor_dirty && !c.patch_dirty
     {
         return true;
     }

@@ -155,9 +155,7 @@ impl Parser<'_> {
                 let inner = match data.get(&k) {
                     None => Map::new(),
                     Some(Value::Map(m)) => m,
-                    Some(other) => {
-                        return Err(conversion_error(&other, "map[string]interface {}"))
-                    }
+                    Some(other) => return Err(conversion_error(&other, "map[string]interface {}")),
                 };
                 let res = self.key(&inner, level);
                 if res.is_ok() && inner.is_empty() {
@@ -225,9 +223,17 @@ impl Parser<'_> {
         go_atoi(&v)
     }
 
-    fn list_item(&mut self, mut list: Vec<Value>, i: i64, level: usize) -> (Vec<Value>, Result<(), Stop>) {
+    fn list_item(
+        &mut self,
+        mut list: Vec<Value>,
+        i: i64,
+        level: usize,
+    ) -> (Vec<Value>, Result<(), Stop>) {
         if i < 0 {
-            return (list, Err(Stop::Err(format!("negative {i} index not allowed"))));
+            return (
+                list,
+                Err(Stop::Err(format!("negative {i} index not allowed"))),
+            );
         }
         let (k, last) = self.until(&['[', '.', '=']);
         if !k.is_empty() {
@@ -278,9 +284,7 @@ impl Parser<'_> {
             Some('[') => {
                 let next_i = match self.key_index() {
                     Ok(n) => n,
-                    Err(e) => {
-                        return (list, Err(Stop::Err(format!("error parsing index: {e}"))))
-                    }
+                    Err(e) => return (list, Err(Stop::Err(format!("error parsing index: {e}")))),
                 };
                 let mut current = Vec::new();
                 if (i as usize) < list.len() {
@@ -380,7 +384,10 @@ fn set(data: &Map, key: &str, v: Value) {
 
 fn set_index(mut list: Vec<Value>, i: i64, v: Value) -> (Vec<Value>, Result<(), Stop>) {
     if i < 0 {
-        return (list, Err(Stop::Err(format!("negative {i} index not allowed"))));
+        return (
+            list,
+            Err(Stop::Err(format!("negative {i} index not allowed"))),
+        );
     }
     if i > MAX_INDEX {
         return (
@@ -504,7 +511,10 @@ mod tests {
 
     #[test]
     fn errors_are_helms() {
-        assert_eq!(parse("a", Mode::Typed).unwrap_err(), r#"key "a" has no value"#);
+        assert_eq!(
+            parse("a", Mode::Typed).unwrap_err(),
+            r#"key "a" has no value"#
+        );
         assert_eq!(
             parse("a,b=1", Mode::Typed).unwrap_err(),
             r#"key "a" has no value (cannot end with ,)"#

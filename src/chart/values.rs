@@ -18,9 +18,15 @@ use crate::template::{Map, Value};
 pub enum ValuesSource {
     File(PathBuf),
     /// A parsed values map with a display name for errors.
-    Map { name: String, values: Map },
+    Map {
+        name: String,
+        values: Map,
+    },
     /// YAML text with a display name.
-    Text { name: String, text: String },
+    Text {
+        name: String,
+        text: String,
+    },
 }
 
 impl std::fmt::Debug for ValuesSource {
@@ -159,7 +165,9 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            opts.merge(&Vfs::real(), HelmVersion::V3).map(Value::Map).unwrap_err(),
+            opts.merge(&Vfs::real(), HelmVersion::V3)
+                .map(Value::Map)
+                .unwrap_err(),
             r#"failed parsing --set data: key "a" has no value"#
         );
     }

@@ -124,11 +124,13 @@ impl Release {
         self.installed && self.enabled
     }
 
-    /// The JSON a states-layer rule sees for this release.
+    /// The JSON a states-layer rule sees for this release (`id` is `namespace/name`, the
+    /// form `needs` entries use).
     pub fn to_json(&self) -> Json {
         serde_json::json!({
             "name": self.id.name,
             "namespace": self.id.namespace,
+            "id": self.id.to_string(),
             "chart": self.chart,
             "version": self.version,
             "labels": self.labels,

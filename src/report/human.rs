@@ -141,8 +141,11 @@ impl Diagnostic for Diag {
     }
 }
 
-fn finding_diag(f: &Finding, sources: &Sources) -> Diag {
-    let mut notes = Vec::new();
+fn finding_diag(f: &Finding, why: Option<&str>, sources: &Sources) -> Diag {
+    let mut notes = vec![f.title.clone()];
+    if let Some(w) = why {
+        notes.push(format!("why: {w}"));
+    }
     let mut context = format!("cell {} of target {}", f.cell, f.target);
     if let Some(r) = &f.release {
         context.push_str(&format!(", release {r}"));
@@ -184,8 +187,7 @@ fn finding_diag(f: &Finding, sources: &Sources) -> Diag {
             .unwrap_or_else(|| l.role.as_str().to_string());
         notes.push(format!("{what}: {place}"));
     }
-    let why = f.title.clone();
-    let help = Some(format!("{}\n{}", notes.join("\n"), why));
+    let help = Some(notes.join("\n"));
     Diag {
         message: f.message.clone(),
         code: f.rule.clone(),
@@ -205,7 +207,12 @@ pub fn render(report: &Report, color: bool) -> String {
     let h = handler(color);
     let mut out = String::new();
     for f in &report.findings {
-        let d = finding_diag(f, &report.sources);
+        let why = report
+            .rules
+            .iter()
+            .find(|r| r.id == f.rule)
+            .and_then(|r| r.why.as_deref());
+        let d = finding_diag(f, why, &report.sources);
         let mut s = String::new();
         if h.render_report(&mut s, &d).is_err() {
             s = format!("{}[{}]: {}\n", f.severity, f.rule, f.message);

@@ -182,11 +182,23 @@ pub struct RuleInfo {
 
 /// Texts printers may quote: files read from disk on demand, plus render output that
 /// exists only in memory.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Sources {
     files: BTreeMap<String, Arc<str>>,
     /// Read files from disk (relative names against this directory) when not registered.
     pub disk_base: Option<std::path::PathBuf>,
+    /// Files read from disk so far (`None`: unreadable), so each is read once.
+    read: parking_lot::Mutex<BTreeMap<String, Option<Arc<str>>>>,
+}
+
+impl Clone for Sources {
+    fn clone(&self) -> Self {
+        Sources {
+            files: self.files.clone(),
+            disk_base: self.disk_base.clone(),
+            read: parking_lot::Mutex::new(self.read.lock().clone()),
+        }
+    }
 }
 
 impl Sources {
@@ -199,8 +211,10 @@ impl Sources {
             return Some(t.clone());
         }
         let base = self.disk_base.as_ref()?;
-        let path = base.join(name);
-        std::fs::read_to_string(path).ok().map(Arc::from)
+        let mut read = self.read.lock();
+        read.entry(name.to_string())
+            .or_insert_with(|| std::fs::read_to_string(base.join(name)).ok().map(Arc::from))
+            .clone()
     }
 }
 

@@ -151,6 +151,7 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
                 sel: &sel,
                 layer: rule.layer,
                 now: opts.now,
+                allow_empty: rule.allow_empty,
             };
             for &i in &sel.missing {
                 let v = Violation::subject(
@@ -172,6 +173,7 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
         sel: &sel,
         layer: rule.layer,
         now: opts.now,
+        allow_empty: rule.allow_empty,
     };
     for built in &rule.assertions {
         for v in built.assertion.check(&ctx) {

@@ -11,7 +11,8 @@ pub(super) static KIND: KindDef = KindDef {
     name: "exists",
     summary: "The selector matches something; with a path, the path matches in every selected object.",
     what: "Without `select.path`, at least one object must match the selector. With a path, every \
-selected object must have at least one node at that path (and at least one object must be selected).",
+selected object must have at least one node at that path, and at least one object must be \
+selected unless the rule sets `allow-empty: true`.",
     why: "Required wiring that silently disappears is the classic broken-addon bug: a Certificate \
 that stops being rendered when a mode switches, a value that a refactor renamed.",
     example: r#"rules:
@@ -48,6 +49,11 @@ fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
 impl Assertion for Exists {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         if cx.sel.subjects.is_empty() {
+            // With a path, "every selected object has it" is vacuous when the rule
+            // allows an empty selection; without one, existence is the whole point.
+            if cx.sel.has_path && cx.allow_empty {
+                return Vec::new();
+            }
             return vec![Violation::whole("nothing matches the selector")];
         }
         cx.sel

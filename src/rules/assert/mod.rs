@@ -97,6 +97,8 @@ pub struct Ctx<'a, 's> {
     pub layer: Layer,
     /// Unix seconds.
     pub now: i64,
+    /// The rule accepts an empty selection (`allow-empty: true`).
+    pub allow_empty: bool,
 }
 
 impl<'a> Ctx<'a, '_> {
@@ -410,6 +412,7 @@ impl Lookup {
             sel: &sel,
             layer,
             now: cx.now,
+            allow_empty: cx.allow_empty,
         };
         let found = sel
             .nodes

@@ -40,7 +40,7 @@ declared.",
     build,
 };
 
-/// The allowed set: `values`, or `from` (a lookup), or both (union).
+/// The allowed set: `values`, or `from` (one lookup or a list), or both (union).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(rename = "SubsetOfParams")]
@@ -48,12 +48,21 @@ struct Params {
     #[serde(default)]
     values: Option<Vec<Json>>,
     #[serde(default)]
-    from: Option<LookupSpec>,
+    from: Option<From>,
+}
+
+/// One lookup or several.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(rename = "SubsetOfFrom")]
+enum From {
+    One(Box<LookupSpec>),
+    Many(Vec<LookupSpec>),
 }
 
 struct SubsetOf {
     values: Vec<Json>,
-    from: Option<Lookup>,
+    from: Vec<Lookup>,
 }
 
 fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
@@ -64,10 +73,16 @@ fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
             pos: Some(node.pos),
         });
     }
-    let from = match (&p.from, node.get("from")) {
-        (Some(spec), Some(n)) => Some(Lookup::build(spec, n)?),
-        _ => None,
-    };
+    let mut from = Vec::new();
+    match (&p.from, node.get("from")) {
+        (Some(From::One(spec)), Some(n)) => from.push(Lookup::build(spec, n)?),
+        (Some(From::Many(specs)), Some(n)) => {
+            for (i, spec) in specs.iter().enumerate() {
+                from.push(Lookup::build(spec, n.index(i).unwrap_or(n))?);
+            }
+        }
+        _ => {}
+    }
     Ok(Box::new(SubsetOf {
         values: p.values.unwrap_or_default(),
         from,
@@ -77,20 +92,19 @@ fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
 impl Assertion for SubsetOf {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         let mut allowed = self.values.clone();
-        if let Some(from) = &self.from {
+        let mut problems = Vec::new();
+        for from in &self.from {
             let looked = from.run(cx, "allowed value from here");
-            // An incomplete allowed set would report values as unknown that are not:
-            // report what kept the lookup from completing instead.
-            if !looked.problems.is_empty() {
-                return looked.problems.into_iter().map(Violation::whole).collect();
-            }
-            if looked.found.is_empty() && self.values.is_empty() {
-                return vec![Violation::whole(format!(
-                    "the allowed set ({}) is empty",
-                    from.describe
-                ))];
-            }
+            problems.extend(looked.problems);
             allowed.extend(looked.found.into_iter().map(|f| f.value));
+        }
+        // An incomplete allowed set would report values as unknown that are not:
+        // report what kept the lookups from completing instead.
+        if !problems.is_empty() {
+            return problems.into_iter().map(Violation::whole).collect();
+        }
+        if allowed.is_empty() {
+            return vec![Violation::whole("the allowed set is empty")];
         }
         let mut out = Vec::new();
         for n in &cx.sel.nodes {
