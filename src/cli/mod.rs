@@ -2,6 +2,8 @@
 //! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
 //! or input errors.
 
+pub mod render;
+
 use clap::{Parser, Subcommand};
 
 pub mod check;
@@ -26,6 +28,8 @@ pub enum Command {
     Schema(schema::SchemaArgs),
     /// Explain the assertion kinds rules can use.
     Rules(rules_cmd::RulesArgs),
+    /// Execute one Go template file with data and print the output.
+    Render(render::RenderArgs),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -46,5 +50,6 @@ pub fn main() -> i32 {
         Command::Check(args) => check::run(&args),
         Command::Schema(args) => schema::run(&args),
         Command::Rules(args) => rules_cmd::run(&args),
+        Command::Render(args) => render::run(&args),
     }
 }

@@ -7,7 +7,12 @@
 //! plus one table line in its family file; adding a family is one `mod` line and one
 //! line in the builders below.
 
+pub mod codec;
+pub mod control;
 pub mod helmfile;
+pub mod json;
+pub mod toml;
+pub mod yaml;
 
 use crate::template::Registry;
 
@@ -24,7 +29,7 @@ pub enum Flavor {
 
 /// Every Sprig family, in registration order.
 fn sprig(r: &mut Registry) {
-    let _ = r;
+    r.register(json::SPRIG_FUNCS);
 }
 
 /// The functions Helm templates see.
@@ -33,7 +38,22 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
-    let _ = flavor;
+    // Helm's own functions, registered over Sprig's of the same name.
+    match flavor {
+        Flavor::Helm4 => r.register(json::HELM4_FUNCS),
+        _ => r.register(json::HELM_FUNCS),
+    };
+    match flavor {
+        Flavor::Helm3 => r.register(control::HELM3),
+        Flavor::Helm4 => r.register(control::HELM4),
+        Flavor::Helmfile => &mut r,
+    };
+    r.register(yaml::HELM_FUNCS);
+    r.register(toml::HELM_FUNCS);
+    if flavor == Flavor::Helm4 {
+        r.register(yaml::HELM4_FUNCS);
+        r.register(toml::HELM4_FUNCS);
+    }
     r
 }
 
@@ -41,6 +61,7 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
     sprig(&mut r);
+    r.register(yaml::HELMFILE_FUNCS);
     helmfile::register(&mut r);
     r
 }

@@ -976,4 +976,6 @@ fn int_from_arg(args: &[Value], arg_num: usize) -> (i64, bool, usize) {
 }
 
 #[cfg(test)]
+pub(crate) mod testlit;
+#[cfg(test)]
 mod tests;

@@ -231,17 +231,33 @@ impl Registry {
 }
 
 /// What a context function can ask of the engine that is running it.
+///
+/// The methods are Go-level primitives; host programs add their own wording on top
+/// (Helm's `tpl` wraps failures in `cannot parse template ...` or `error during tpl
+/// function execution for ...`, see `funcs::control`).
 pub trait Engine {
-    /// Executes the named template with `data` as dot and returns its output (Helm's
-    /// `include`). Recursion limits are the engine's business.
+    /// Executes the named template of the set being executed with `data` as dot and
+    /// `$`, into a fresh buffer, and returns its output (Go's `ExecuteTemplate`, as
+    /// Helm's `include` uses it). No variables are inherited. On failure the error is
+    /// [`FuncError::Nested`] carrying the template error (its message is Go's text,
+    /// e.g. `template: no template "x" associated with template "gotpl"`).
     fn include(&mut self, name: &str, data: &Value) -> Result<String, FuncError>;
 
-    /// Parses `text` as a new template that sees every template defined so far, runs
-    /// it with `data`, and returns its output (Helm's and Helmfile's `tpl`).
+    /// Parses `text` into a clone of the set being executed, as the template named
+    /// like the set itself (so it sees every define, and its own defines are visible
+    /// to `include` within it), runs it with `data`, and returns its output. On
+    /// failure the error is [`FuncError::Nested`]; the inner error's `kind` tells a
+    /// parse error ([`ErrorKind::Parse`](super::ErrorKind::Parse)) from an execution
+    /// error.
     fn tpl(&mut self, text: &str, data: &Value) -> Result<String, FuncError>;
 
-    /// The name of the template being executed (Helm uses it in error locations).
+    /// The name of the template being executed.
     fn current_template(&self) -> String;
+
+    /// Counters that live as long as the outermost execution (shared with `include`
+    /// and `tpl` executions inside it), for host recursion limits such as Helm's
+    /// per-name `include` depth.
+    fn counters(&mut self) -> &mut HashMap<String, usize>;
 }
 
 /// What a context function receives.

@@ -355,7 +355,51 @@ fn shortest_decimal(v: f64) -> Decimal {
     let d: Vec<u8> = mant.bytes().filter(u8::is_ascii_digit).collect();
     let mut dec = Decimal { d, dp: exp + 1 };
     dec.trim();
-    dec
+    break_tie_to_even(v, dec)
+}
+
+/// When the exact value sits exactly halfway between two shortest candidates, Go
+/// (Ryu) takes the even one while Rust rounds up; e.g. 2228614405248955.25 prints
+/// as `…955.2` in Go. A tie needs an exact expansion only one digit longer than the
+/// shortest one, which only values with few binary fraction digits (or huge
+/// integers) have, so the exact expansion is computed only for those.
+fn break_tie_to_even(v: f64, dec: Decimal) -> Decimal {
+    let bits = v.to_bits();
+    let raw_exp = ((bits >> 52) & 0x7FF) as i32;
+    let mut mant = bits & ((1u64 << 52) - 1);
+    let mut exp = if raw_exp == 0 {
+        -1074
+    } else {
+        mant |= 1u64 << 52;
+        raw_exp - 1075
+    };
+    if mant == 0 {
+        return dec;
+    }
+    let tz = mant.trailing_zeros();
+    mant >>= tz;
+    exp += tz as i32;
+    let could_tie = if exp < 0 {
+        -exp <= 26
+    } else {
+        v >= 9.007_199_254_740_992e15
+    };
+    if !could_tie {
+        return dec;
+    }
+    let exact = exact_decimal(mant, exp);
+    let n = dec.nd();
+    if exact.nd() != n + 1 || exact.d.last() != Some(&b'5') {
+        return dec;
+    }
+    let mut even = exact;
+    even.round(n);
+    let text = format!("0.{}e{}", String::from_utf8_lossy(&even.d), even.dp);
+    if text.parse::<f64>().ok() == Some(v) {
+        even
+    } else {
+        dec
+    }
 }
 
 /// Go `strconv.AppendFloat(buf, v, fmt, prec, 64)`.

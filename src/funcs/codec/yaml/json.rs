@@ -1,0 +1,150 @@
+//! The part of Go's `encoding/json` that sigs.k8s.io/yaml's `Marshal` runs before
+//! yaml.v2 sees a value: compact `json.Marshal` with sorted keys, HTML escaping and
+//! Go's float text.
+//!
+//! Helm's `toYaml` is `JSONToYAML(json.Marshal(v))`, so number types are decided by
+//! how yaml.v2 re-reads this text (`1e+06` as a float64 prints `1000000`, `1e21`
+//! stays a float), and values JSON cannot hold (NaN, ±Inf) make `toYaml` fail.
+//! A full codec lives elsewhere; this one only needs to produce the same bytes.
+
+use super::gofmt;
+use crate::template::Value;
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Go `json.Marshal`'s string encoding (HTML-safe).
+pub fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' => {
+                out.push_str("\\u00");
+                out.push(HEX[(c as usize) >> 4] as char);
+                out.push(HEX[(c as usize) & 0xF] as char);
+            }
+            '\u{2028}' | '\u{2029}' => {
+                out.push_str("\\u202");
+                out.push(HEX[(c as usize) & 0xF] as char);
+            }
+            c if (c as u32) < 0x20 => {
+                out.push_str("\\u00");
+                out.push(HEX[(c as usize) >> 4] as char);
+                out.push(HEX[(c as usize) & 0xF] as char);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn base64_std(data: &[u8]) -> String {
+    const ALPHA: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let n = match chunk.len() {
+            3 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8 | chunk[2] as u32,
+            2 => (chunk[0] as u32) << 16 | (chunk[1] as u32) << 8,
+            _ => (chunk[0] as u32) << 16,
+        };
+        out.push(ALPHA[(n >> 18) as usize & 63] as char);
+        out.push(ALPHA[(n >> 12) as usize & 63] as char);
+        if chunk.len() > 1 {
+            out.push(ALPHA[(n >> 6) as usize & 63] as char);
+        } else {
+            out.push('=');
+        }
+        if chunk.len() > 2 {
+            out.push(ALPHA[n as usize & 63] as char);
+        } else {
+            out.push('=');
+        }
+    }
+    out
+}
+
+/// Go `json.Marshal(v)`; the error is Go's text (`json: unsupported value: NaN`).
+pub fn marshal(v: &Value) -> Result<String, String> {
+    let mut out = String::new();
+    write_value(&mut out, v)?;
+    Ok(out)
+}
+
+fn write_value(out: &mut String, v: &Value) -> Result<(), String> {
+    match v {
+        Value::Nil => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i, _) => out.push_str(&i.to_string()),
+        Value::Uint(u, _) => out.push_str(&u.to_string()),
+        Value::Float(f) => {
+            if !f.is_finite() {
+                return Err(format!(
+                    "json: unsupported value: {}",
+                    gofmt::format_g(*f, false)
+                ));
+            }
+            out.push_str(&gofmt::format_json_float(*f));
+        }
+        Value::String(s) => write_string(out, s),
+        Value::Bytes(b) => {
+            out.push('"');
+            out.push_str(&base64_std(b));
+            out.push('"');
+        }
+        Value::List(l) => {
+            if l.is_nil() {
+                out.push_str("null");
+            } else {
+                out.push('[');
+                for (i, it) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write_value(out, it)?;
+                }
+                out.push(']');
+            }
+        }
+        Value::Map(m) => {
+            let entries = m.entries();
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, k);
+                out.push(':');
+                write_value(out, v)?;
+            }
+            out.push('}');
+        }
+        Value::Object(o) => write_value(out, &o.to_json_value())?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vmap;
+
+    #[test]
+    fn marshal_like_go() {
+        let v = vmap! {"b" => 1e6, "a" => "<x&y>", "c" => Value::list(vec![Value::Nil, Value::Bool(true)])};
+        assert_eq!(
+            marshal(&v).as_deref(),
+            Ok(r#"{"a":"\u003cx\u0026y\u003e","b":1000000,"c":[null,true]}"#)
+        );
+        assert_eq!(
+            marshal(&Value::Float(f64::NAN)).err().as_deref(),
+            Some("json: unsupported value: NaN")
+        );
+        assert_eq!(base64_std(b"hello"), "aGVsbG8=");
+    }
+}

@@ -1,0 +1,782 @@
+//! YAML exactly as Helm and Helmfile read and write it: go-yaml v2 (a Go port of
+//! libyaml with YAML 1.1 typing) plus the conversions each program adds.
+//!
+//! Everything here reimplements the Go libraries' behaviour, including error texts and
+//! line numbers, because users see those verbatim and chart output depends on the
+//! quirks (`on:` is the key `"true"` in Helm, `1000000` is a float64, `toYaml` folds
+//! at column 80 and sorts `a9` before `a10`).
+//!
+//! # Decoding
+//!
+//! [`decode`] reads the first document of a text (what `yaml.Unmarshal` does; later
+//! documents are not even parsed), [`decode_documents`] every document of a stream
+//! (`yaml.NewDecoder(...).Decode` in a loop), [`decode_with_spans`] additionally
+//! returns where each value and key was written, keyed by path (`["a", "b", 0]`).
+//! [`DecodeOptions`] picks the program's pipeline:
+//!
+//! * [`Mode::Helm`]: sigs.k8s.io/yaml `Unmarshal` (Helm values files, `fromYaml`,
+//!   `fromYamlArray`): yaml.v2 into `interface{}`, keys stringified as sigs.k8s.io/yaml
+//!   does (`1:` → `"1"`, `on:` → `"true"`, `1.5:` → `"1.5"`), then a JSON round trip:
+//!   every number becomes a `float64`, NaN/±Inf are errors, and the top-level type is
+//!   checked against the Go target. Errors are wrapped as
+//!   `error converting YAML to JSON: yaml: line 2: ...` or
+//!   `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ...`.
+//! * [`Mode::HelmfileMap`]: gopkg.in/yaml.v2 `Unmarshal` into `map[string]interface{}`
+//!   followed by Helmfile's `CastKeysToStrings` (values files, `fromYaml`): integers
+//!   stay Go `int` (`uint64`/`float64` when too big), `.inf` is allowed, top-level keys
+//!   are taken as written, nested non-string keys are an error.
+//! * [`Mode::V2`]: gopkg.in/yaml.v2 into `interface{}` with the same key rule, for
+//!   documents whose top level is not necessarily a map.
+//!
+//! `strict` is yaml.v2's `UnmarshalStrict`/`Decoder.SetStrict`: a key set twice in one
+//! mapping, including a key that an earlier `<<` merge already set, is reported as
+//! `yaml: unmarshal errors:\n  line N: key "a" already set in map`.
+//!
+//! [`decode_raw`] gives the untouched yaml.v2 result ([`GoValue`], with typed map
+//! keys) for callers that map YAML onto their own structures, and [`parse_documents`]
+//! the node trees.
+//!
+//! # Encoding
+//!
+//! [`encode_v2`] is yaml.v2 `Marshal` (Helmfile's `toYaml`, `write-values`, generated
+//! values files): trailing newline kept, integers as integers. [`helm_to_yaml`] is
+//! sigs.k8s.io/yaml `Marshal` (Helm's `toYaml` before it trims one newline): the value
+//! goes through `encoding/json` first, so integral floats print as integers and NaN
+//! fails.
+
+mod compose;
+mod decode;
+mod emitter;
+mod encode;
+mod gofmt;
+mod json;
+mod parser;
+mod resolve;
+mod scanner;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use compose::{Document, Node, NodeId, NodeKind};
+pub use decode::{GoMap, GoValue, REntry, RKind, RNode};
+pub use encode::natural_cmp;
+pub use scanner::ScalarStyle;
+
+use crate::source::Span;
+use crate::template::{List, Map, MapType, UintType, Value};
+use decode::{Decoder, RawSeg, SpanRecord, Target};
+
+/// Which program's decoding pipeline to imitate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// sigs.k8s.io/yaml `Unmarshal` into the given Go target.
+    Helm(HelmTarget),
+    /// gopkg.in/yaml.v2 into `map[string]interface{}` + Helmfile's `CastKeysToStrings`.
+    HelmfileMap,
+    /// gopkg.in/yaml.v2 into `interface{}`, map keys required to be strings.
+    V2,
+    /// gopkg.in/yaml.v2 into `interface{}` (scalar types kept: `int`, `uint64`,
+    /// `float64`), map keys stringified as sigs.k8s.io/yaml does (`1:` → `"1"`,
+    /// `on:` → `"true"`); errors wrapped like [`Mode::Helm`]'s. For documents Helm
+    /// decodes into Go structs (`Chart.yaml`), where a field's type later decides
+    /// how the scalar is coerced.
+    V2JsonKeys,
+}
+
+/// The Go value sigs.k8s.io/yaml decodes the JSON into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HelmTarget {
+    /// `interface{}`: any document.
+    Any,
+    /// A map type with this Go name (`map[string]interface {}` for `fromYaml`,
+    /// `chartutil.Values` for values files); `null` gives an empty map.
+    Map(&'static str),
+    /// `[]interface {}` (`fromYamlArray`); `null` gives an empty list.
+    List,
+}
+
+/// How to decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeOptions {
+    pub mode: Mode,
+    /// yaml.v2 strict mode: duplicate keys (also against merged keys) are errors.
+    pub strict: bool,
+}
+
+impl DecodeOptions {
+    /// Helm values files and `fromYaml`.
+    pub const HELM_MAP: DecodeOptions = DecodeOptions {
+        mode: Mode::Helm(HelmTarget::Map("map[string]interface {}")),
+        strict: false,
+    };
+    /// Helmfile values files and `fromYaml`.
+    pub const HELMFILE_MAP: DecodeOptions = DecodeOptions {
+        mode: Mode::HelmfileMap,
+        strict: false,
+    };
+
+    pub const fn strict(mut self) -> DecodeOptions {
+        self.strict = true;
+        self
+    }
+}
+
+/// What kind of failure a [`YamlError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YamlErrorKind {
+    /// The text is not YAML (scanner, parser or reader error, unknown anchor).
+    Syntax,
+    /// The YAML is valid but cannot be decoded (bad tag value, invalid map key,
+    /// merge of a non-map, self-referencing alias, excessive aliasing).
+    Decode,
+    /// yaml.v2 type errors collected over the document (strict duplicates, wrong
+    /// top-level type): `yaml: unmarshal errors:`.
+    Type,
+    /// sigs.k8s.io/yaml's conversion to JSON failed (unsupported key, NaN/Inf).
+    Json,
+    /// The decoded JSON does not fit the Go target type.
+    Target,
+    /// Helmfile's key cast failed (a nested map has a non-string key).
+    KeyCast,
+    /// The value cannot be encoded.
+    Encode,
+}
+
+/// A YAML failure with the Go program's text and a location for diagnostics.
+#[derive(Clone, Debug)]
+pub struct YamlError {
+    pub kind: YamlErrorKind,
+    /// The error text the Go function returns (for [`Mode::Helm`] wrapped as
+    /// sigs.k8s.io/yaml wraps it).
+    pub message: String,
+    /// The innermost library text (`yaml: line 2: ...`, `json: unsupported value: NaN`).
+    pub raw: String,
+    /// Byte range in the input the error concerns, when known.
+    pub span: Option<Span>,
+    /// 1-based line of `span` (the real line, which go-yaml's own text may not show).
+    pub line: Option<usize>,
+    /// libyaml's context phrase for syntax errors (`while parsing a block mapping`).
+    pub context: Option<String>,
+}
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for YamlError {}
+
+impl YamlError {
+    fn new(kind: YamlErrorKind, raw: String, text: &str, offset: Option<usize>) -> YamlError {
+        let span = offset.map(|o| Span::new(o.min(text.len()), o.min(text.len())));
+        let line = offset.map(|o| crate::source::line_col(text, o).0);
+        YamlError {
+            kind,
+            message: raw.clone(),
+            raw,
+            span,
+            line,
+            context: None,
+        }
+    }
+
+    fn wrap(mut self, prefix: &str) -> YamlError {
+        self.message = format!("{prefix}{}", self.message);
+        self
+    }
+}
+
+/// One step of a value path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+impl fmt::Display for PathSeg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathSeg::Key(k) => f.write_str(k),
+            PathSeg::Index(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+/// Where a value was written: its own span and, for map entries, the key's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueSpan {
+    pub key: Option<Span>,
+    pub value: Span,
+}
+
+/// Source spans per value path (the empty path is the document's root).
+pub type SpanMap = BTreeMap<Vec<PathSeg>, ValueSpan>;
+
+// ---- parsing -----------------------------------------------------------------------
+
+fn compose_error(e: compose::ComposeError, text: &str) -> YamlError {
+    match e {
+        compose::ComposeError::Syntax(s) => {
+            let off = s.offset();
+            let mut e = YamlError::new(
+                YamlErrorKind::Syntax,
+                format!("yaml: {}", s.go_message()),
+                text,
+                Some(off),
+            );
+            if !s.context.is_empty() {
+                e.context = Some(s.context.clone());
+            }
+            e
+        }
+        compose::ComposeError::Other(msg, off) => YamlError::new(
+            YamlErrorKind::Syntax,
+            format!("yaml: {msg}"),
+            text,
+            Some(off),
+        ),
+    }
+}
+
+/// `yaml.Unmarshal` reads an empty input as a single newline.
+fn unmarshal_input(text: &str) -> &str {
+    if text.is_empty() {
+        "\n"
+    } else {
+        text
+    }
+}
+
+/// Parses every document of the stream into node trees (stops at the first error).
+pub fn parse_documents(text: &str) -> Result<Vec<Document>, YamlError> {
+    let mut c = compose::Composer::new(text);
+    let mut docs = Vec::new();
+    while let Some(d) = c.next_document().map_err(|e| compose_error(e, text))? {
+        docs.push(d);
+    }
+    Ok(docs)
+}
+
+/// Parses the first document only, as `yaml.Unmarshal` does.
+pub fn parse_first(text: &str) -> Result<Option<Document>, YamlError> {
+    let input = unmarshal_input(text);
+    compose::Composer::new(input)
+        .next_document()
+        .map_err(|e| compose_error(e, text))
+}
+
+// ---- decoding ----------------------------------------------------------------------
+
+struct Decoded {
+    value: GoValue,
+    spans: Vec<SpanRecord>,
+}
+
+fn run_decoder(
+    doc: &Document,
+    text: &str,
+    target: Target,
+    strict: bool,
+    want_spans: bool,
+) -> Result<Decoded, YamlError> {
+    let mut d = Decoder::new(doc, strict);
+    if want_spans {
+        d = d.with_spans();
+    }
+    let value = d.decode_document(target).map_err(|f| {
+        YamlError::new(
+            YamlErrorKind::Decode,
+            format!("yaml: {}", f.message),
+            text,
+            Some(f.offset),
+        )
+    })?;
+    if !d.terrors.is_empty() {
+        let msg = format!("yaml: unmarshal errors:\n  {}", d.terrors.join("\n  "));
+        return Err(YamlError::new(
+            YamlErrorKind::Type,
+            msg,
+            text,
+            d.terror_offsets.first().copied(),
+        ));
+    }
+    Ok(Decoded {
+        value,
+        spans: d.spans.unwrap_or_default(),
+    })
+}
+
+/// Every document of a stream as resolved node trees (aliases and `<<` merges
+/// applied, scalar text, tags and lines kept), for callers that decode YAML onto
+/// their own structures the way yaml.v2 decodes into Go structs. `strict` reports
+/// keys set twice in a mapping (also by a merge) as yaml.v2's strict mode does;
+/// empty documents give `None`.
+pub fn resolve_documents(text: &str, strict: bool) -> Result<Vec<Option<RNode>>, YamlError> {
+    let mut c = compose::Composer::new(text);
+    let mut out = Vec::new();
+    while let Some(doc) = c.next_document().map_err(|e| compose_error(e, text))? {
+        let mut d = Decoder::new(&doc, strict);
+        let node = d.resolve_document().map_err(|f| {
+            YamlError::new(
+                YamlErrorKind::Decode,
+                format!("yaml: {}", f.message),
+                text,
+                Some(f.offset),
+            )
+        })?;
+        if !d.terrors.is_empty() {
+            let msg = format!("yaml: unmarshal errors:\n  {}", d.terrors.join("\n  "));
+            return Err(YamlError::new(
+                YamlErrorKind::Type,
+                msg,
+                text,
+                d.terror_offsets.first().copied(),
+            ));
+        }
+        out.push(node);
+    }
+    Ok(out)
+}
+
+/// yaml.v2's decoding of the first document (`yaml.Unmarshal` into `interface{}`,
+/// or `map[string]interface{}` when `string_map`), with typed keys kept.
+pub fn decode_raw(text: &str, strict: bool, string_map: bool) -> Result<GoValue, YamlError> {
+    let target = if string_map {
+        Target::StringMap
+    } else {
+        Target::Interface
+    };
+    match parse_first(text)? {
+        None => Ok(if string_map {
+            GoValue::Map(GoMap::new())
+        } else {
+            GoValue::Nil
+        }),
+        Some(doc) => Ok(run_decoder(&doc, text, target, strict, false)?.value),
+    }
+}
+
+/// Decodes the first document of `text` as the selected program does.
+pub fn decode(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
+    let doc = parse_first(text).map_err(|e| wrap_mode(e, opts))?;
+    decode_doc(doc.as_ref(), text, opts, false).map(|(v, _)| v)
+}
+
+/// Like [`decode`], also returning where every value (and map key) was written.
+pub fn decode_with_spans(text: &str, opts: &DecodeOptions) -> Result<(Value, SpanMap), YamlError> {
+    let doc = parse_first(text).map_err(|e| wrap_mode(e, opts))?;
+    decode_doc(doc.as_ref(), text, opts, true)
+}
+
+/// Decodes every document of a stream (a `yaml.Decoder` loop). Empty documents
+/// (`---` with nothing after it) decode as nil, as in Go.
+pub fn decode_documents(text: &str, opts: &DecodeOptions) -> Result<Vec<Value>, YamlError> {
+    let mut c = compose::Composer::new(text);
+    let mut out = Vec::new();
+    loop {
+        let doc = c
+            .next_document()
+            .map_err(|e| wrap_mode(compose_error(e, text), opts))?;
+        let Some(doc) = doc else { break };
+        out.push(decode_doc(Some(&doc), text, opts, false)?.0);
+    }
+    Ok(out)
+}
+
+fn wrap_mode(e: YamlError, opts: &DecodeOptions) -> YamlError {
+    match opts.mode {
+        Mode::Helm(_) | Mode::V2JsonKeys => e.wrap("error converting YAML to JSON: "),
+        _ => e,
+    }
+}
+
+fn decode_doc(
+    doc: Option<&Document>,
+    text: &str,
+    opts: &DecodeOptions,
+    want_spans: bool,
+) -> Result<(Value, SpanMap), YamlError> {
+    let target = match opts.mode {
+        Mode::HelmfileMap => Target::StringMap,
+        _ => Target::Interface,
+    };
+    let decoded = match doc {
+        None => Decoded {
+            value: match target {
+                Target::StringMap => GoValue::Map(GoMap::new()),
+                Target::Interface => GoValue::Nil,
+            },
+            spans: Vec::new(),
+        },
+        Some(doc) => run_decoder(doc, text, target, opts.strict, want_spans)
+            .map_err(|e| wrap_mode(e, opts))?,
+    };
+    let (value, key_text): (Value, fn(&GoValue) -> String) = match opts.mode {
+        Mode::Helm(t) => (helm_convert(decoded.value, t, text)?, helm_key_text),
+        Mode::HelmfileMap => {
+            let v = match decoded.value {
+                GoValue::Map(m) => cast_map(m).map_err(|m| cast_error(m, text))?,
+                _ => Value::Map(Map::new()),
+            };
+            (v, plain_key_text)
+        }
+        Mode::V2 => (
+            cast_value(decoded.value).map_err(|m| cast_error(m, text))?,
+            plain_key_text,
+        ),
+        Mode::V2JsonKeys => (
+            json_keys_value(decoded.value).map_err(|raw| {
+                YamlError::new(YamlErrorKind::Json, raw, text, None)
+                    .wrap("error converting YAML to JSON: ")
+            })?,
+            helm_key_text,
+        ),
+    };
+    let spans = if want_spans {
+        build_span_map(decoded.spans, key_text)
+    } else {
+        SpanMap::new()
+    };
+    Ok((value, spans))
+}
+
+fn plain_key_text(k: &GoValue) -> String {
+    match k {
+        GoValue::Str(s) => s.clone(),
+        other => gofmt::plain_v(other),
+    }
+}
+
+fn helm_key_text(k: &GoValue) -> String {
+    helm_key(k).unwrap_or_else(|| plain_key_text(k))
+}
+
+/// Turns the decoder's write log into the latest span per path, dropping records
+/// whose enclosing value was later replaced.
+fn build_span_map(records: Vec<SpanRecord>, key_text: fn(&GoValue) -> String) -> SpanMap {
+    let conv = |p: &[RawSeg]| -> Vec<PathSeg> {
+        p.iter()
+            .map(|s| match s {
+                RawSeg::Key(k) => PathSeg::Key(key_text(k)),
+                RawSeg::Index(i) => PathSeg::Index(*i),
+            })
+            .collect()
+    };
+    let paths: Vec<Vec<PathSeg>> = records.iter().map(|r| conv(&r.path)).collect();
+    // Sequence numbers of the writes to each path.
+    let mut writes: BTreeMap<&[PathSeg], Vec<usize>> = BTreeMap::new();
+    for (i, p) in paths.iter().enumerate() {
+        writes.entry(p.as_slice()).or_default().push(i);
+    }
+    // A write is current if it is the last write to its path and, for a nested
+    // path, it happened while building the value that the parent's current write
+    // stored (the first parent write after it).
+    let mut current: BTreeMap<&[PathSeg], usize> = BTreeMap::new();
+    let mut by_len: Vec<&[PathSeg]> = writes.keys().copied().collect();
+    by_len.sort_by_key(|p| p.len());
+    for p in by_len {
+        let Some(&last) = writes[p].last() else {
+            continue;
+        };
+        let ok = if p.is_empty() {
+            true
+        } else {
+            let parent = &p[..p.len() - 1];
+            match (current.get(parent), writes.get(parent)) {
+                (Some(&cur), Some(pw)) => {
+                    let owner = pw.iter().copied().find(|&w| w > last);
+                    owner == Some(cur)
+                }
+                _ => false,
+            }
+        };
+        if ok {
+            current.insert(p, last);
+        }
+    }
+    let mut out = SpanMap::new();
+    for (p, i) in current {
+        let r = &records[i];
+        out.insert(
+            p.to_vec(),
+            ValueSpan {
+                key: r.key.map(|(s, e)| Span::new(s, e)),
+                value: Span::new(r.value.0, r.value.1),
+            },
+        );
+    }
+    out
+}
+
+// ---- Helm (sigs.k8s.io/yaml) conversion ---------------------------------------------
+
+/// sigs.k8s.io/yaml's key stringification; `None` for keys it rejects.
+fn helm_key(k: &GoValue) -> Option<String> {
+    match k {
+        GoValue::Str(s) => Some(s.clone()),
+        GoValue::Int(i) => Some(i.to_string()),
+        GoValue::Float(f) => Some(match gofmt::format_g(*f, true).as_str() {
+            "+Inf" => ".inf".to_string(),
+            "-Inf" => "-.inf".to_string(),
+            "NaN" => ".nan".to_string(),
+            s => s.to_string(),
+        }),
+        GoValue::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// YAML value → JSON-able value → `encoding/json` round trip (numbers to float64).
+fn helm_jsonable(v: GoValue) -> Result<Value, String> {
+    Ok(match v {
+        GoValue::Nil => Value::Nil,
+        GoValue::Bool(b) => Value::Bool(b),
+        GoValue::Int(i) => Value::Float(i as f64),
+        GoValue::Uint(u) => Value::Float(u as f64),
+        GoValue::Float(f) => Value::Float(f),
+        GoValue::Str(s) => Value::String(s.into()),
+        GoValue::Seq(items) => Value::List(List::new(
+            items
+                .into_iter()
+                .map(helm_jsonable)
+                .collect::<Result<Vec<_>, _>>()?,
+        )),
+        GoValue::Map(m) => {
+            let out = Map::new();
+            for (k, v) in m.into_entries() {
+                let Some(key) = helm_key(&k) else {
+                    return Err(unsupported_key(&k, &v));
+                };
+                out.insert(key, helm_jsonable(v)?);
+            }
+            Value::Map(out)
+        }
+    })
+}
+
+fn unsupported_key(k: &GoValue, v: &GoValue) -> String {
+    let ty = match k {
+        GoValue::Nil => "%!s(<nil>)".to_string(),
+        other => other.type_name().to_string(),
+    };
+    format!(
+        "unsupported map key of type: {ty}, key: {}, value: {}",
+        gofmt::sharp_v(k, true),
+        gofmt::sharp_v(v, true)
+    )
+}
+
+/// yaml.v2 types kept, keys stringified as sigs.k8s.io/yaml does.
+fn json_keys_value(v: GoValue) -> Result<Value, String> {
+    Ok(match v {
+        GoValue::Map(m) => {
+            let out = Map::new();
+            for (k, v) in m.into_entries() {
+                let Some(key) = helm_key(&k) else {
+                    return Err(unsupported_key(&k, &v));
+                };
+                out.insert(key, json_keys_value(v)?);
+            }
+            Value::Map(out)
+        }
+        GoValue::Seq(items) => Value::List(List::new(
+            items
+                .into_iter()
+                .map(json_keys_value)
+                .collect::<Result<Vec<_>, _>>()?,
+        )),
+        other => cast_value(other)?,
+    })
+}
+
+/// `json.Marshal` fails on the first NaN/Inf in key order.
+fn find_non_finite(v: &Value) -> Option<f64> {
+    match v {
+        Value::Float(f) if !f.is_finite() => Some(*f),
+        Value::List(l) => l.iter().find_map(find_non_finite),
+        Value::Map(m) => m.with_read(|map| map.values().find_map(find_non_finite)),
+        _ => None,
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::List(_) => "array",
+        Value::Map(_) => "object",
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        _ => "number",
+    }
+}
+
+fn helm_convert(v: GoValue, target: HelmTarget, text: &str) -> Result<Value, YamlError> {
+    let json_err = |raw: String| {
+        YamlError::new(YamlErrorKind::Json, raw, text, None).wrap("error converting YAML to JSON: ")
+    };
+    let value = helm_jsonable(v).map_err(json_err)?;
+    if let Some(f) = find_non_finite(&value) {
+        return Err(json_err(format!(
+            "json: unsupported value: {}",
+            gofmt::format_g(f, false)
+        )));
+    }
+    let mismatch = |v: &Value, ty: &str| {
+        YamlError::new(
+            YamlErrorKind::Target,
+            format!(
+                "json: cannot unmarshal {} into Go value of type {ty}",
+                json_kind(v)
+            ),
+            text,
+            None,
+        )
+        .wrap("error unmarshaling JSON: while decoding JSON: ")
+    };
+    match target {
+        HelmTarget::Any => Ok(value),
+        HelmTarget::Map(ty) => match value {
+            Value::Nil => Ok(Value::Map(Map::new())),
+            Value::Map(m) => Ok(Value::Map(m)),
+            other => Err(mismatch(&other, ty)),
+        },
+        HelmTarget::List => match value {
+            Value::Nil => Ok(Value::List(List::new(Vec::new()))),
+            Value::List(l) => Ok(Value::List(l)),
+            other => Err(mismatch(&other, "[]interface {}")),
+        },
+    }
+}
+
+// ---- Helmfile (yaml.v2 + CastKeysToStrings) conversion ------------------------------
+
+fn cast_error(msg: String, text: &str) -> YamlError {
+    YamlError::new(YamlErrorKind::KeyCast, msg, text, None)
+}
+
+fn cast_map(m: GoMap) -> Result<Value, String> {
+    let snapshot = GoValue::Map(m.clone());
+    let out = Map::new();
+    for (k, v) in m.into_entries() {
+        let GoValue::Str(key) = k else {
+            return Err(format!(
+                "unexpected type of key in map: expected string, got {}: value={}, map={}",
+                k.type_name(),
+                gofmt::plain_v(&k),
+                gofmt::plain_v(&snapshot)
+            ));
+        };
+        out.insert(key, cast_value(v)?);
+    }
+    Ok(Value::Map(out))
+}
+
+fn cast_value(v: GoValue) -> Result<Value, String> {
+    Ok(match v {
+        GoValue::Nil => Value::Nil,
+        GoValue::Bool(b) => Value::Bool(b),
+        GoValue::Int(i) => Value::int(i),
+        GoValue::Uint(u) => Value::Uint(u, UintType::Uint64),
+        GoValue::Float(f) => Value::Float(f),
+        GoValue::Str(s) => Value::String(s.into()),
+        GoValue::Seq(items) => Value::List(List::new(
+            items
+                .into_iter()
+                .map(cast_value)
+                .collect::<Result<Vec<_>, _>>()?,
+        )),
+        GoValue::Map(m) => cast_map(m)?,
+    })
+}
+
+// ---- encoding ----------------------------------------------------------------------
+
+fn emit_error(e: emitter::EmitError) -> YamlError {
+    YamlError {
+        kind: YamlErrorKind::Encode,
+        message: format!("yaml: {}", e.0),
+        raw: format!("yaml: {}", e.0),
+        span: None,
+        line: None,
+        context: None,
+    }
+}
+
+/// gopkg.in/yaml.v2 `Marshal` (trailing newline included).
+pub fn encode_v2(v: &Value) -> Result<String, YamlError> {
+    encode::marshal_go(&encode::value_to_go(v)).map_err(emit_error)
+}
+
+/// gopkg.in/yaml.v2 `Marshal` of a decoded Go value (typed keys sorted yaml.v2's way).
+pub fn encode_go(v: &GoValue) -> Result<String, YamlError> {
+    encode::marshal_go(v).map_err(emit_error)
+}
+
+/// Several documents through one yaml.v2 `Encoder` (`---` before each but the first).
+pub fn encode_v2_documents(vs: &[Value]) -> Result<String, YamlError> {
+    let gs: Vec<GoValue> = vs.iter().map(encode::value_to_go).collect();
+    encode::marshal_go_documents(&gs).map_err(emit_error)
+}
+
+/// yaml.v3 encoding with a 2-space indent, as Helm 4's `toYamlPretty` does it (no JSON
+/// step: a float64 `1e6` prints as `1e+06`; trailing newline kept).
+pub fn encode_v3_pretty(v: &Value) -> Result<String, YamlError> {
+    encode::marshal_go_v3(&encode::value_to_go(v), 2).map_err(emit_error)
+}
+
+/// sigs.k8s.io/yaml `Marshal`: `encoding/json`, re-read by yaml.v2, yaml.v2 `Marshal`.
+/// The text keeps its trailing newline (Helm's `toYaml` trims it).
+pub fn helm_to_yaml(v: &Value) -> Result<String, YamlError> {
+    let json = json::marshal(v).map_err(|raw| YamlError {
+        kind: YamlErrorKind::Json,
+        message: format!("error marshaling into JSON: {raw}"),
+        raw,
+        span: None,
+        line: None,
+        context: None,
+    })?;
+    let go = decode_raw(&json, false, false)?;
+    encode_go(&go)
+}
+
+/// Go `json.Marshal` text of a value as sigs.k8s.io/yaml produces it (exposed for the
+/// TOML and test code that needs the same number formatting).
+pub fn go_json(v: &Value) -> Result<String, String> {
+    json::marshal(v)
+}
+
+/// Go `strconv.Quote` (what `%q` prints for a string).
+pub fn go_quote(s: &str) -> String {
+    gofmt::quote(s)
+}
+
+/// Go `strconv.FormatFloat(f, 'g', -1, 64)`.
+pub fn format_float_g(f: f64) -> String {
+    gofmt::format_g(f, false)
+}
+
+/// Go `strconv.FormatFloat(f, 'f', -1, 64)`.
+pub fn format_float_f(f: f64) -> String {
+    gofmt::format_f(f)
+}
+
+/// Whether yaml.v2 would read `s`, written plain, back as something other than the
+/// same string (and so quotes it on output).
+pub fn needs_quotes(s: &str) -> bool {
+    resolve::resolve("", s)
+        .map(|r| r.tag != resolve::STR_TAG)
+        .unwrap_or(true)
+        || resolve::is_base60_float(s)
+}
+
+/// The named map type used for `chartutil.Values`-typed results is up to callers;
+/// decoded maps are plain `map[string]interface {}`.
+pub fn retype_top(v: Value, ty: MapType) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.retyped(ty)),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests;

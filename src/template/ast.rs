@@ -1,0 +1,379 @@
+//! The parsed form of a template: a flat arena of spanned nodes.
+//!
+//! One parse of one source text produces one [`Tree`] holding the nodes of every
+//! template defined in that text (the main body and each `define`/`block`). Nodes
+//! refer to each other by index, so the tree is cheap to share between template sets
+//! (Helm's `tpl` clones the whole namespace per call), and dropping a deeply nested
+//! tree cannot overflow the stack.
+//!
+//! Every node keeps its byte span; `pos` is the byte offset Go uses for
+//! `line:col` in error messages (which for some nodes is not where the span starts,
+//! e.g. a chain node's position is that of its first field).
+
+use std::sync::Arc;
+
+use crate::source::{SourceFile, Span};
+
+/// Index of a node in its [`Tree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeId(pub u32);
+
+/// A number literal with every interpretation Go's parser found valid for it.
+#[derive(Clone, Debug, Default)]
+pub struct Number {
+    pub is_int: bool,
+    pub is_uint: bool,
+    pub is_float: bool,
+    pub is_complex: bool,
+    pub int: i64,
+    pub uint: u64,
+    pub float: f64,
+    /// Real and imaginary parts of a complex constant.
+    pub complex: (f64, f64),
+}
+
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// A sequence of nodes.
+    List {
+        pos: usize,
+        nodes: Vec<NodeId>,
+    },
+    /// Plain text, already trimmed: the text is `source[span]`.
+    Text {
+        span: Span,
+    },
+    /// `{{pipeline}}`.
+    Action {
+        span: Span,
+        pos: usize,
+        line: usize,
+        pipe: NodeId,
+    },
+    If(Branch),
+    Range(Branch),
+    With(Branch),
+    Break {
+        span: Span,
+        pos: usize,
+    },
+    Continue {
+        span: Span,
+        pos: usize,
+    },
+    /// `{{template "name" pipeline}}` (also what `{{block}}` leaves in place).
+    Template {
+        span: Span,
+        pos: usize,
+        name: Arc<str>,
+        pipe: Option<NodeId>,
+    },
+    /// Declarations and commands separated by `|`.
+    Pipe {
+        span: Span,
+        pos: usize,
+        is_assign: bool,
+        decl: Vec<NodeId>,
+        cmds: Vec<NodeId>,
+    },
+    /// One command of a pipeline: an operand followed by arguments.
+    Command {
+        span: Span,
+        pos: usize,
+        args: Vec<NodeId>,
+    },
+    /// A function name.
+    Identifier {
+        span: Span,
+        name: Arc<str>,
+    },
+    /// `$x` or `$x.f.g`; `ident[0]` includes the `$`. `pos` is Go's position: for
+    /// `$x.f` that of `.f`.
+    Variable {
+        span: Span,
+        pos: usize,
+        ident: Vec<Arc<str>>,
+    },
+    Dot {
+        span: Span,
+    },
+    Nil {
+        span: Span,
+    },
+    /// `.f.g` (idents without dots). `pos` is Go's position: for `.f.g` that of
+    /// `.g`.
+    Field {
+        span: Span,
+        pos: usize,
+        ident: Vec<Arc<str>>,
+    },
+    /// `(pipeline).f.g` or `term.f.g` where the term is not a field or variable.
+    Chain {
+        span: Span,
+        pos: usize,
+        node: NodeId,
+        fields: Vec<Arc<str>>,
+    },
+    Bool {
+        span: Span,
+        val: bool,
+    },
+    /// The original text is `source[span]`.
+    Number {
+        span: Span,
+        num: Box<Number>,
+    },
+    /// `quoted` is `source[span]`; `text` is the unquoted value.
+    String {
+        span: Span,
+        text: Arc<str>,
+    },
+}
+
+/// `if`, `range` and `with` share this shape.
+#[derive(Clone, Debug)]
+pub struct Branch {
+    pub span: Span,
+    pub pos: usize,
+    pub line: usize,
+    pub pipe: NodeId,
+    pub list: NodeId,
+    pub else_list: Option<NodeId>,
+}
+
+/// All nodes parsed from one source text.
+#[derive(Debug)]
+pub struct Tree {
+    pub source: SourceFile,
+    /// The name used in `template: NAME:LINE:COL` positions (Go's `ParseName`):
+    /// the name of the template whose text this is.
+    pub parse_name: Arc<str>,
+    pub nodes: Vec<Node>,
+    pub left_delim: Arc<str>,
+    pub right_delim: Arc<str>,
+}
+
+impl Tree {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    pub fn text(&self) -> &str {
+        self.source.text()
+    }
+
+    /// The byte offset Go reports positions from.
+    pub fn pos(&self, id: NodeId) -> usize {
+        match self.node(id) {
+            Node::List { pos, .. }
+            | Node::Action { pos, .. }
+            | Node::Break { pos, .. }
+            | Node::Continue { pos, .. }
+            | Node::Template { pos, .. }
+            | Node::Pipe { pos, .. }
+            | Node::Command { pos, .. }
+            | Node::Variable { pos, .. }
+            | Node::Field { pos, .. }
+            | Node::Chain { pos, .. } => *pos,
+            Node::If(b) | Node::Range(b) | Node::With(b) => b.pos,
+            Node::Text { span }
+            | Node::Identifier { span, .. }
+            | Node::Dot { span }
+            | Node::Nil { span }
+            | Node::Bool { span, .. }
+            | Node::Number { span, .. }
+            | Node::String { span, .. } => span.start as usize,
+        }
+    }
+
+    /// The source bytes a node covers.
+    pub fn span(&self, id: NodeId) -> Span {
+        match self.node(id) {
+            Node::List { pos, nodes } => match (nodes.first(), nodes.last()) {
+                (Some(a), Some(b)) => self.span(*a).join(self.span(*b)),
+                _ => Span::empty_at(*pos),
+            },
+            Node::If(b) | Node::Range(b) | Node::With(b) => b.span,
+            Node::Text { span }
+            | Node::Action { span, .. }
+            | Node::Break { span, .. }
+            | Node::Continue { span, .. }
+            | Node::Template { span, .. }
+            | Node::Pipe { span, .. }
+            | Node::Command { span, .. }
+            | Node::Identifier { span, .. }
+            | Node::Variable { span, .. }
+            | Node::Dot { span }
+            | Node::Nil { span }
+            | Node::Field { span, .. }
+            | Node::Chain { span, .. }
+            | Node::Bool { span, .. }
+            | Node::Number { span, .. }
+            | Node::String { span, .. } => *span,
+        }
+    }
+
+    /// Go's `line:col` for a node: 1-based line, and a column that is the byte
+    /// offset from the start of the line (0-based) except on the first line, where
+    /// Go reports the byte offset itself.
+    pub fn line_col(&self, id: NodeId) -> (usize, usize) {
+        let pos = self.pos(id).min(self.text().len());
+        let before = &self.text().as_bytes()[..pos];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let col = match before.iter().rposition(|&b| b == b'\n') {
+            Some(nl) => pos - (nl + 1),
+            None => pos,
+        };
+        (line, col)
+    }
+
+    /// Go's `Node.String()`: the node printed back as template source.
+    pub fn node_string(&self, id: NodeId) -> String {
+        let mut s = String::new();
+        self.write_node(id, &mut s);
+        s
+    }
+
+    fn write_node(&self, id: NodeId, sb: &mut String) {
+        match self.node(id) {
+            Node::List { nodes, .. } => {
+                for n in nodes {
+                    self.write_node(*n, sb);
+                }
+            }
+            Node::Text { span } => sb.push_str(&self.text()[span.range()]),
+            Node::Action { pipe, .. } => {
+                sb.push_str(&self.left_delim);
+                self.write_node(*pipe, sb);
+                sb.push_str(&self.right_delim);
+            }
+            Node::If(b) => self.write_branch("if", b, sb),
+            Node::Range(b) => self.write_branch("range", b, sb),
+            Node::With(b) => self.write_branch("with", b, sb),
+            Node::Break { .. } => {
+                sb.push_str(&self.left_delim);
+                sb.push_str("break");
+                sb.push_str(&self.right_delim);
+            }
+            Node::Continue { .. } => {
+                sb.push_str(&self.left_delim);
+                sb.push_str("continue");
+                sb.push_str(&self.right_delim);
+            }
+            Node::Template { name, pipe, .. } => {
+                sb.push_str(&self.left_delim);
+                sb.push_str("template ");
+                sb.push_str(&crate::template::fmt::quote(name));
+                if let Some(p) = pipe {
+                    sb.push(' ');
+                    self.write_node(*p, sb);
+                }
+                sb.push_str(&self.right_delim);
+            }
+            Node::Pipe {
+                is_assign,
+                decl,
+                cmds,
+                ..
+            } => {
+                if !decl.is_empty() {
+                    for (i, v) in decl.iter().enumerate() {
+                        if i > 0 {
+                            sb.push_str(", ");
+                        }
+                        self.write_node(*v, sb);
+                    }
+                    sb.push_str(if *is_assign { " = " } else { " := " });
+                }
+                for (i, c) in cmds.iter().enumerate() {
+                    if i > 0 {
+                        sb.push_str(" | ");
+                    }
+                    self.write_node(*c, sb);
+                }
+            }
+            Node::Command { args, .. } => {
+                for (i, a) in args.iter().enumerate() {
+                    if i > 0 {
+                        sb.push(' ');
+                    }
+                    if matches!(self.node(*a), Node::Pipe { .. }) {
+                        sb.push('(');
+                        self.write_node(*a, sb);
+                        sb.push(')');
+                    } else {
+                        self.write_node(*a, sb);
+                    }
+                }
+            }
+            Node::Identifier { name, .. } => sb.push_str(name),
+            Node::Variable { ident, .. } => {
+                for (i, id) in ident.iter().enumerate() {
+                    if i > 0 {
+                        sb.push('.');
+                    }
+                    sb.push_str(id);
+                }
+            }
+            Node::Dot { .. } => sb.push('.'),
+            Node::Nil { .. } => sb.push_str("nil"),
+            Node::Field { ident, .. } => {
+                for id in ident {
+                    sb.push('.');
+                    sb.push_str(id);
+                }
+            }
+            Node::Chain { node, fields, .. } => {
+                if matches!(self.node(*node), Node::Pipe { .. }) {
+                    sb.push('(');
+                    self.write_node(*node, sb);
+                    sb.push(')');
+                } else {
+                    self.write_node(*node, sb);
+                }
+                for f in fields {
+                    sb.push('.');
+                    sb.push_str(f);
+                }
+            }
+            Node::Bool { val, .. } => sb.push_str(if *val { "true" } else { "false" }),
+            Node::Number { span, .. } | Node::String { span, .. } => {
+                sb.push_str(&self.text()[span.range()])
+            }
+        }
+    }
+
+    fn write_branch(&self, name: &str, b: &Branch, sb: &mut String) {
+        sb.push_str(&self.left_delim);
+        sb.push_str(name);
+        sb.push(' ');
+        self.write_node(b.pipe, sb);
+        sb.push_str(&self.right_delim);
+        self.write_node(b.list, sb);
+        if let Some(e) = b.else_list {
+            sb.push_str(&self.left_delim);
+            sb.push_str("else");
+            sb.push_str(&self.right_delim);
+            self.write_node(e, sb);
+        }
+        sb.push_str(&self.left_delim);
+        sb.push_str("end");
+        sb.push_str(&self.right_delim);
+    }
+
+    /// Go's `IsEmptyTree`: only whitespace text and comments.
+    pub fn is_empty_tree(&self, id: NodeId) -> bool {
+        match self.node(id) {
+            Node::List { nodes, .. } => nodes.iter().all(|n| self.is_empty_tree(*n)),
+            Node::Text { span } => self.text()[span.range()]
+                .trim_matches(is_go_space)
+                .is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// `bytes.TrimSpace`'s notion of space for ASCII plus Unicode white space.
+fn is_go_space(c: char) -> bool {
+    c.is_whitespace()
+}

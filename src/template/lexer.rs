@@ -1,0 +1,775 @@
+//! The template lexer: splits source text into text runs and action tokens.
+//!
+//! It follows Go's `text/template/parse` lexer state by state, because parse error
+//! texts (`unclosed action`, `bad number syntax: "1x"`) and the *line numbers* Go
+//! reports depend on exactly when tokens are produced and which line each starts on.
+//! Trim markers (`{{- ` and ` -}}`) are handled here: the trimmed whitespace never
+//! reaches the parser, text tokens simply get shorter spans.
+
+use std::borrow::Cow;
+
+/// Token types, in Go's order; everything after `Keyword` prints as `<word>` in
+/// error messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ItemType {
+    Error,
+    Bool,
+    Char,
+    CharConstant,
+    Comment,
+    Complex,
+    Assign,
+    Declare,
+    Eof,
+    Field,
+    Identifier,
+    LeftDelim,
+    LeftParen,
+    Number,
+    Pipe,
+    RawString,
+    RightDelim,
+    RightParen,
+    Space,
+    String,
+    Text,
+    Variable,
+    Keyword,
+    Block,
+    Break,
+    Continue,
+    Dot,
+    Define,
+    Else,
+    End,
+    If,
+    Nil,
+    Range,
+    Template,
+    With,
+}
+
+/// One token. `val` borrows the source except for error tokens, whose value is the
+/// error message.
+#[derive(Clone, Debug)]
+pub struct Item<'a> {
+    pub typ: ItemType,
+    pub pos: usize,
+    pub val: Cow<'a, str>,
+    pub line: usize,
+}
+
+impl Item<'_> {
+    /// Go's `item.String()`, used in `unexpected X in Y` messages.
+    pub fn describe(&self) -> String {
+        match self.typ {
+            ItemType::Eof => "EOF".to_string(),
+            ItemType::Error => self.val.to_string(),
+            t if t > ItemType::Keyword => format!("<{}>", self.val),
+            _ => {
+                if self.val.chars().count() > 10 {
+                    let head: String = self.val.chars().take(10).collect();
+                    format!("{}...", crate::template::fmt::quote(&head))
+                } else {
+                    crate::template::fmt::quote(&self.val)
+                }
+            }
+        }
+    }
+}
+
+fn keyword(word: &str) -> Option<ItemType> {
+    Some(match word {
+        "." => ItemType::Dot,
+        "block" => ItemType::Block,
+        "break" => ItemType::Break,
+        "continue" => ItemType::Continue,
+        "define" => ItemType::Define,
+        "else" => ItemType::Else,
+        "end" => ItemType::End,
+        "if" => ItemType::If,
+        "range" => ItemType::Range,
+        "nil" => ItemType::Nil,
+        "template" => ItemType::Template,
+        "with" => ItemType::With,
+        _ => return None,
+    })
+}
+
+const LEFT_COMMENT: &str = "/*";
+const RIGHT_COMMENT: &str = "*/";
+/// Trim marker plus the space that must accompany it.
+const TRIM_MARKER_LEN: usize = 2;
+
+#[derive(Clone, Copy)]
+enum State {
+    Text,
+    LeftDelim,
+    Comment,
+    RightDelim,
+    InsideAction,
+    Space,
+    Identifier,
+    Field,
+    Variable,
+    Char,
+    Number,
+    Quote,
+    RawQuote,
+}
+
+/// Outcome of one state function: continue with another state, or stop because an
+/// item is ready.
+enum Step {
+    Next(State),
+    Emit,
+}
+
+pub struct Lexer<'a> {
+    input: &'a str,
+    left_delim: &'a str,
+    right_delim: &'a str,
+    pos: usize,
+    start: usize,
+    at_eof: bool,
+    paren_depth: usize,
+    line: usize,
+    start_line: usize,
+    item: Option<Item<'a>>,
+    inside_action: bool,
+    pub break_ok: bool,
+    pub continue_ok: bool,
+    /// Set once an error token has been produced; afterwards only EOF follows.
+    dead: bool,
+}
+
+pub(crate) fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+pub(crate) fn is_alnum(c: char) -> bool {
+    c == '_' || c.is_alphabetic() || c.is_numeric()
+}
+
+fn has_left_trim_marker(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 2 && b[0] == b'-' && is_space(b[1] as char)
+}
+
+fn has_right_trim_marker(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 2 && is_space(b[0] as char) && b[1] == b'-'
+}
+
+fn right_trim_len(s: &str) -> usize {
+    s.len() - s.trim_end_matches(is_space).len()
+}
+
+fn left_trim_len(s: &str) -> usize {
+    s.len() - s.trim_start_matches(is_space).len()
+}
+
+/// Go's `%#U` formatting of a rune: `U+0023 '#'`.
+fn sharp_u(c: Option<char>) -> String {
+    match c {
+        None => "U+FFFFFFFFFFFFFFFF".to_string(),
+        Some(c) => {
+            let code = c as u32;
+            let hex = format!("U+{code:04X}");
+            if is_printable(c) {
+                format!("{hex} '{c}'")
+            } else {
+                hex
+            }
+        }
+    }
+}
+
+/// An approximation of Go's `strconv.IsPrint` sufficient for error texts.
+fn is_printable(c: char) -> bool {
+    !c.is_control() && c != '\u{FFFD}' && !matches!(c as u32, 0x2028 | 0x2029 | 0xAD)
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(input: &'a str, left_delim: &'a str, right_delim: &'a str) -> Lexer<'a> {
+        Lexer {
+            input,
+            left_delim,
+            right_delim,
+            pos: 0,
+            start: 0,
+            at_eof: false,
+            paren_depth: 0,
+            line: 1,
+            start_line: 1,
+            item: None,
+            inside_action: false,
+            break_ok: true,
+            continue_ok: true,
+            dead: false,
+        }
+    }
+
+    /// The action delimiters this lexer uses.
+    pub fn delims(&self) -> (&'a str, &'a str) {
+        (self.left_delim, self.right_delim)
+    }
+
+    fn rest(&self) -> &'a str {
+        self.input.get(self.pos..).unwrap_or("")
+    }
+
+    fn next(&mut self) -> Option<char> {
+        match self.rest().chars().next() {
+            None => {
+                self.at_eof = true;
+                None
+            }
+            Some(c) => {
+                self.pos += c.len_utf8();
+                if c == '\n' {
+                    self.line += 1;
+                }
+                Some(c)
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        self.rest().chars().next()
+    }
+
+    fn backup(&mut self) {
+        if !self.at_eof && self.pos > 0 {
+            if let Some(c) = self.input[..self.pos].chars().next_back() {
+                self.pos -= c.len_utf8();
+                if c == '\n' {
+                    self.line -= 1;
+                }
+            }
+        }
+    }
+
+    fn this_item(&mut self, typ: ItemType) -> Item<'a> {
+        let item = Item {
+            typ,
+            pos: self.start,
+            val: Cow::Borrowed(&self.input[self.start..self.pos]),
+            line: self.start_line,
+        };
+        self.start = self.pos;
+        self.start_line = self.line;
+        item
+    }
+
+    fn emit(&mut self, typ: ItemType) -> Step {
+        let item = self.this_item(typ);
+        self.emit_item(item)
+    }
+
+    fn emit_item(&mut self, item: Item<'a>) -> Step {
+        self.item = Some(item);
+        Step::Emit
+    }
+
+    fn ignore(&mut self) {
+        self.line += self.input[self.start..self.pos].matches('\n').count();
+        self.start = self.pos;
+        self.start_line = self.line;
+    }
+
+    fn accept(&mut self, valid: &str) -> bool {
+        match self.next() {
+            Some(c) if valid.contains(c) => true,
+            _ => {
+                self.backup();
+                false
+            }
+        }
+    }
+
+    fn accept_run(&mut self, valid: &str) {
+        while let Some(c) = self.next() {
+            if !valid.contains(c) {
+                break;
+            }
+        }
+        self.backup();
+    }
+
+    fn errorf(&mut self, msg: String) -> Step {
+        self.item = Some(Item {
+            typ: ItemType::Error,
+            pos: self.start,
+            val: Cow::Owned(msg),
+            line: self.start_line,
+        });
+        self.dead = true;
+        Step::Emit
+    }
+
+    /// The next token.
+    pub fn next_item(&mut self) -> Item<'a> {
+        if self.dead {
+            return Item {
+                typ: ItemType::Eof,
+                pos: 0,
+                val: Cow::Borrowed("EOF"),
+                line: self.start_line,
+            };
+        }
+        self.item = None;
+        let mut state = if self.inside_action {
+            State::InsideAction
+        } else {
+            State::Text
+        };
+        loop {
+            let step = match state {
+                State::Text => self.lex_text(),
+                State::LeftDelim => self.lex_left_delim(),
+                State::Comment => self.lex_comment(),
+                State::RightDelim => self.lex_right_delim(),
+                State::InsideAction => self.lex_inside_action(),
+                State::Space => self.lex_space(),
+                State::Identifier => self.lex_identifier(),
+                State::Field => self.lex_field_or_variable(ItemType::Field),
+                State::Variable => self.lex_variable(),
+                State::Char => self.lex_char(),
+                State::Number => self.lex_number(),
+                State::Quote => self.lex_quote(),
+                State::RawQuote => self.lex_raw_quote(),
+            };
+            match step {
+                Step::Next(s) => state = s,
+                Step::Emit => {
+                    return self.item.take().unwrap_or(Item {
+                        typ: ItemType::Eof,
+                        pos: self.pos,
+                        val: Cow::Borrowed("EOF"),
+                        line: self.start_line,
+                    })
+                }
+            }
+        }
+    }
+
+    fn lex_text(&mut self) -> Step {
+        if let Some(x) = self.rest().find(self.left_delim) {
+            if x > 0 {
+                self.pos += x;
+                let delim_end = self.pos + self.left_delim.len();
+                let mut trim = 0;
+                if has_left_trim_marker(&self.input[delim_end..]) {
+                    trim = right_trim_len(&self.input[self.start..self.pos]);
+                }
+                self.pos -= trim;
+                self.line += self.input[self.start..self.pos].matches('\n').count();
+                let item = self.this_item(ItemType::Text);
+                self.pos += trim;
+                self.ignore();
+                if !item.val.is_empty() {
+                    return self.emit_item(item);
+                }
+            }
+            return Step::Next(State::LeftDelim);
+        }
+        self.pos = self.input.len();
+        if self.pos > self.start {
+            self.line += self.input[self.start..self.pos].matches('\n').count();
+            return self.emit(ItemType::Text);
+        }
+        self.emit(ItemType::Eof)
+    }
+
+    fn at_right_delim(&self) -> (bool, bool) {
+        let rest = self.rest();
+        if has_right_trim_marker(rest) && rest[TRIM_MARKER_LEN..].starts_with(self.right_delim) {
+            return (true, true);
+        }
+        if rest.starts_with(self.right_delim) {
+            return (true, false);
+        }
+        (false, false)
+    }
+
+    fn lex_left_delim(&mut self) -> Step {
+        self.pos += self.left_delim.len();
+        let trim = has_left_trim_marker(self.rest());
+        let after_marker = if trim { TRIM_MARKER_LEN } else { 0 };
+        if self.input[self.pos + after_marker..].starts_with(LEFT_COMMENT) {
+            self.pos += after_marker;
+            self.ignore();
+            return Step::Next(State::Comment);
+        }
+        let item = self.this_item(ItemType::LeftDelim);
+        self.inside_action = true;
+        self.pos += after_marker;
+        self.ignore();
+        self.paren_depth = 0;
+        self.emit_item(item)
+    }
+
+    fn lex_comment(&mut self) -> Step {
+        self.pos += LEFT_COMMENT.len();
+        let Some(x) = self.rest().find(RIGHT_COMMENT) else {
+            return self.errorf("unclosed comment".to_string());
+        };
+        self.pos += x + RIGHT_COMMENT.len();
+        let (delim, trim) = self.at_right_delim();
+        if !delim {
+            return self.errorf("comment ends before closing delimiter".to_string());
+        }
+        self.line += self.input[self.start..self.pos].matches('\n').count();
+        // Comments are not emitted: the parser never needs them.
+        self.start = self.pos;
+        self.start_line = self.line;
+        if trim {
+            self.pos += TRIM_MARKER_LEN;
+        }
+        self.pos += self.right_delim.len();
+        if trim {
+            self.pos += left_trim_len(self.rest());
+        }
+        self.ignore();
+        Step::Next(State::Text)
+    }
+
+    fn lex_right_delim(&mut self) -> Step {
+        let (_, trim) = self.at_right_delim();
+        if trim {
+            self.pos += TRIM_MARKER_LEN;
+            self.ignore();
+        }
+        self.pos += self.right_delim.len();
+        let item = self.this_item(ItemType::RightDelim);
+        if trim {
+            self.pos += left_trim_len(self.rest());
+            self.ignore();
+        }
+        self.inside_action = false;
+        self.emit_item(item)
+    }
+
+    fn lex_inside_action(&mut self) -> Step {
+        let (delim, _) = self.at_right_delim();
+        if delim {
+            if self.paren_depth == 0 {
+                return Step::Next(State::RightDelim);
+            }
+            return self.errorf("unclosed left paren".to_string());
+        }
+        let Some(r) = self.next() else {
+            return self.errorf("unclosed action".to_string());
+        };
+        match r {
+            c if is_space(c) => {
+                self.backup();
+                Step::Next(State::Space)
+            }
+            '=' => self.emit(ItemType::Assign),
+            ':' => {
+                if self.next() != Some('=') {
+                    return self.errorf("expected :=".to_string());
+                }
+                self.emit(ItemType::Declare)
+            }
+            '|' => self.emit(ItemType::Pipe),
+            '"' => Step::Next(State::Quote),
+            '`' => Step::Next(State::RawQuote),
+            '$' => Step::Next(State::Variable),
+            '\'' => Step::Next(State::Char),
+            '.' => {
+                if let Some(&b) = self.input.as_bytes().get(self.pos) {
+                    if !b.is_ascii_digit() {
+                        return Step::Next(State::Field);
+                    }
+                }
+                self.backup();
+                Step::Next(State::Number)
+            }
+            '+' | '-' | '0'..='9' => {
+                self.backup();
+                Step::Next(State::Number)
+            }
+            c if is_alnum(c) => {
+                self.backup();
+                Step::Next(State::Identifier)
+            }
+            '(' => {
+                self.paren_depth += 1;
+                self.emit(ItemType::LeftParen)
+            }
+            ')' => {
+                if self.paren_depth == 0 {
+                    return self.errorf("unexpected right paren".to_string());
+                }
+                self.paren_depth -= 1;
+                self.emit(ItemType::RightParen)
+            }
+            c if c.is_ascii() && !c.is_ascii_control() => self.emit(ItemType::Char),
+            c => self.errorf(format!(
+                "unrecognized character in action: {}",
+                sharp_u(Some(c))
+            )),
+        }
+    }
+
+    fn lex_space(&mut self) -> Step {
+        let mut num_spaces = 0;
+        while let Some(c) = self.peek() {
+            if !is_space(c) {
+                break;
+            }
+            self.next();
+            num_spaces += 1;
+        }
+        // A trim-marked right delimiter starts with a space: leave it for the delimiter.
+        let from = self.pos - 1;
+        if has_right_trim_marker(&self.input[from..])
+            && self.input[from + TRIM_MARKER_LEN..].starts_with(self.right_delim)
+        {
+            self.backup();
+            if num_spaces == 1 {
+                return Step::Next(State::RightDelim);
+            }
+        }
+        self.emit(ItemType::Space)
+    }
+
+    fn lex_identifier(&mut self) -> Step {
+        loop {
+            let r = self.next();
+            match r {
+                Some(c) if is_alnum(c) => {}
+                _ => {
+                    self.backup();
+                    let word = &self.input[self.start..self.pos];
+                    if !self.at_terminator() {
+                        return self.errorf(format!("bad character {}", sharp_u(r)));
+                    }
+                    if let Some(k) = keyword(word) {
+                        if (k == ItemType::Break && !self.break_ok)
+                            || (k == ItemType::Continue && !self.continue_ok)
+                        {
+                            return self.emit(ItemType::Identifier);
+                        }
+                        return self.emit(k);
+                    }
+                    if word.starts_with('.') {
+                        return self.emit(ItemType::Field);
+                    }
+                    if word == "true" || word == "false" {
+                        return self.emit(ItemType::Bool);
+                    }
+                    return self.emit(ItemType::Identifier);
+                }
+            }
+        }
+    }
+
+    fn lex_variable(&mut self) -> Step {
+        if self.at_terminator() {
+            return self.emit(ItemType::Variable);
+        }
+        self.lex_field_or_variable(ItemType::Variable)
+    }
+
+    fn lex_field_or_variable(&mut self, typ: ItemType) -> Step {
+        if self.at_terminator() {
+            if typ == ItemType::Variable {
+                return self.emit(ItemType::Variable);
+            }
+            return self.emit(ItemType::Dot);
+        }
+        let mut r;
+        loop {
+            r = self.next();
+            match r {
+                Some(c) if is_alnum(c) => {}
+                _ => {
+                    self.backup();
+                    break;
+                }
+            }
+        }
+        if !self.at_terminator() {
+            return self.errorf(format!("bad character {}", sharp_u(r)));
+        }
+        self.emit(typ)
+    }
+
+    fn at_terminator(&mut self) -> bool {
+        match self.peek() {
+            None => true,
+            Some(c) if is_space(c) => true,
+            Some('.' | ',' | '|' | ':' | ')' | '(') => true,
+            _ => self.rest().starts_with(self.right_delim),
+        }
+    }
+
+    fn lex_char(&mut self) -> Step {
+        loop {
+            match self.next() {
+                Some('\\') => match self.next() {
+                    Some(c) if c != '\n' => {}
+                    _ => return self.errorf("unterminated character constant".to_string()),
+                },
+                None | Some('\n') => {
+                    return self.errorf("unterminated character constant".to_string())
+                }
+                Some('\'') => break,
+                _ => {}
+            }
+        }
+        self.emit(ItemType::CharConstant)
+    }
+
+    fn lex_number(&mut self) -> Step {
+        if !self.scan_number() {
+            let text = self.input[self.start..self.pos].to_string();
+            return self.errorf(format!(
+                "bad number syntax: {}",
+                crate::template::fmt::quote(&text)
+            ));
+        }
+        if let Some('+' | '-') = self.peek() {
+            // Complex constant such as 1+2i: no spaces, must end in 'i'.
+            if !self.scan_number() || !self.input[..self.pos].ends_with('i') {
+                let text = self.input[self.start..self.pos].to_string();
+                return self.errorf(format!(
+                    "bad number syntax: {}",
+                    crate::template::fmt::quote(&text)
+                ));
+            }
+            return self.emit(ItemType::Complex);
+        }
+        self.emit(ItemType::Number)
+    }
+
+    fn scan_number(&mut self) -> bool {
+        self.accept("+-");
+        let mut digits = "0123456789_";
+        if self.accept("0") {
+            if self.accept("xX") {
+                digits = "0123456789abcdefABCDEF_";
+            } else if self.accept("oO") {
+                digits = "01234567_";
+            } else if self.accept("bB") {
+                digits = "01_";
+            }
+        }
+        self.accept_run(digits);
+        if self.accept(".") {
+            self.accept_run(digits);
+        }
+        if digits.len() == 11 && self.accept("eE") {
+            self.accept("+-");
+            self.accept_run("0123456789_");
+        }
+        if digits.len() == 23 && self.accept("pP") {
+            self.accept("+-");
+            self.accept_run("0123456789_");
+        }
+        self.accept("i");
+        if let Some(c) = self.peek() {
+            if is_alnum(c) {
+                self.next();
+                return false;
+            }
+        }
+        true
+    }
+
+    fn lex_quote(&mut self) -> Step {
+        loop {
+            match self.next() {
+                Some('\\') => match self.next() {
+                    Some(c) if c != '\n' => {}
+                    _ => return self.errorf("unterminated quoted string".to_string()),
+                },
+                None | Some('\n') => return self.errorf("unterminated quoted string".to_string()),
+                Some('"') => break,
+                _ => {}
+            }
+        }
+        self.emit(ItemType::String)
+    }
+
+    fn lex_raw_quote(&mut self) -> Step {
+        loop {
+            match self.next() {
+                None => return self.errorf("unterminated raw quoted string".to_string()),
+                Some('`') => break,
+                _ => {}
+            }
+        }
+        self.emit(ItemType::RawString)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<(ItemType, String)> {
+        let mut l = Lexer::new(src, "{{", "}}");
+        let mut out = Vec::new();
+        loop {
+            let it = l.next_item();
+            let done = matches!(it.typ, ItemType::Eof | ItemType::Error);
+            out.push((it.typ, it.val.to_string()));
+            if done {
+                break;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn trims_and_tokens() {
+        let k = kinds("a  {{- .x | f 1 -}}  b");
+        let types: Vec<_> = k.iter().map(|x| x.0).collect();
+        assert_eq!(
+            types,
+            vec![
+                ItemType::Text,
+                ItemType::LeftDelim,
+                ItemType::Field,
+                ItemType::Space,
+                ItemType::Pipe,
+                ItemType::Space,
+                ItemType::Identifier,
+                ItemType::Space,
+                ItemType::Number,
+                ItemType::RightDelim,
+                ItemType::Text,
+                ItemType::Eof
+            ]
+        );
+        assert_eq!(k[0].1, "a");
+        assert_eq!(k[10].1, "b");
+    }
+
+    #[test]
+    fn minus_number_is_not_trim() {
+        let k = kinds("{{-3}}");
+        assert_eq!(k[1], (ItemType::Number, "-3".to_string()));
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(
+            kinds("{{ 1x }}")
+                .last()
+                .map(|x| x.1.clone())
+                .unwrap_or_default(),
+            "bad number syntax: \"1x\""
+        );
+        assert_eq!(kinds("{{ \"abc").last().map(|x| x.0), Some(ItemType::Error));
+        assert_eq!(
+            kinds("{{ ").last().map(|x| x.1.clone()).unwrap_or_default(),
+            "unclosed action"
+        );
+    }
+}

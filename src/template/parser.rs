@@ -1,0 +1,1007 @@
+//! The template parser: tokens to a spanned [`Tree`].
+//!
+//! The structure (three-token lookahead, the order in which tokens are consumed, one
+//! parsing context per `define`/`block` body) deliberately mirrors Go's parser: Go
+//! reports the line of the *last token it read* in parse errors, so matching its
+//! messages byte for byte means reading tokens in the same order.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::ast::{Branch, Node, NodeId, Number, Tree};
+use super::error::{Error, ErrorKind};
+use super::golit;
+use super::lexer::{Item, ItemType, Lexer};
+use super::options::LanguageLevel;
+use crate::source::{SourceFile, Span};
+
+/// Go's limit on nested parenthesised expressions.
+pub const MAX_PAREN_DEPTH: usize = 10_000;
+
+/// The result of parsing one source text: its node arena and the templates it
+/// defines, by name, each with the root list node of its body.
+#[derive(Debug)]
+pub struct Parsed {
+    pub tree: Arc<Tree>,
+    /// `(name, root)` in the order Go would add them (defines first, the main body
+    /// last).
+    pub templates: Vec<(Arc<str>, NodeId)>,
+}
+
+/// Per-template parsing state (Go's `Tree` fields used while parsing).
+struct Ctx<'a> {
+    token: [Item<'a>; 3],
+    peek_count: usize,
+    vars: Vec<Arc<str>>,
+    action_line: usize,
+    range_depth: usize,
+    stack_depth: usize,
+    name: Arc<str>,
+}
+
+fn blank_item<'a>() -> Item<'a> {
+    Item {
+        typ: ItemType::Eof,
+        pos: 0,
+        val: std::borrow::Cow::Borrowed(""),
+        line: 0,
+    }
+}
+
+impl<'a> Ctx<'a> {
+    fn new(name: Arc<str>) -> Ctx<'a> {
+        Ctx {
+            token: [blank_item(), blank_item(), blank_item()],
+            peek_count: 0,
+            vars: vec![Arc::from("$")],
+            action_line: 0,
+            range_depth: 0,
+            stack_depth: 0,
+            name,
+        }
+    }
+}
+
+type PResult<T> = Result<T, Box<Error>>;
+
+pub struct Parser<'a, 'f> {
+    lex: Lexer<'a>,
+    src: &'a str,
+    ctx: Ctx<'a>,
+    nodes: Vec<Node>,
+    has_func: &'f dyn Fn(&str) -> bool,
+    level: LanguageLevel,
+    parse_name: Arc<str>,
+    source: SourceFile,
+    /// Templates completed so far in this parse (Go's `treeSet`).
+    tree_set: HashMap<Arc<str>, NodeId>,
+    order: Vec<Arc<str>>,
+    /// Line of the first token of the pipeline parsed last (Go's `PipeNode.Line`).
+    pipe_line: usize,
+}
+
+/// Parses `source` as the template `name`.
+///
+/// `has_func` says whether an identifier names a function (Go checks this at parse
+/// time: `function "x" not defined`).
+pub fn parse(
+    name: &str,
+    source: SourceFile,
+    left_delim: &str,
+    right_delim: &str,
+    level: LanguageLevel,
+    has_func: &dyn Fn(&str) -> bool,
+) -> Result<Parsed, Box<Error>> {
+    let text: Arc<str> = source.shared_text();
+    let text_ref: &str = &text;
+    let mut lex = Lexer::new(text_ref, left_delim, right_delim);
+    lex.break_ok = !has_func("break");
+    lex.continue_ok = !has_func("continue");
+    let name: Arc<str> = Arc::from(name);
+    let mut p = Parser {
+        lex,
+        src: text_ref,
+        ctx: Ctx::new(name.clone()),
+        nodes: Vec::new(),
+        has_func,
+        level,
+        parse_name: name.clone(),
+        source: source.clone(),
+        tree_set: HashMap::new(),
+        order: Vec::new(),
+        pipe_line: 0,
+    };
+    let root = p.parse_top()?;
+    p.add(name.clone(), root)?;
+    let tree = Arc::new(Tree {
+        source,
+        parse_name: name,
+        nodes: std::mem::take(&mut p.nodes),
+        left_delim: Arc::from(left_delim),
+        right_delim: Arc::from(right_delim),
+    });
+    let templates = p
+        .order
+        .iter()
+        .filter_map(|n| p.tree_set.get(n).map(|r| (n.clone(), *r)))
+        .collect();
+    Ok(Parsed { tree, templates })
+}
+
+impl<'a> Parser<'a, '_> {
+    // ---- token stream ------------------------------------------------------------
+
+    fn next(&mut self) -> Item<'a> {
+        if self.ctx.peek_count > 0 {
+            self.ctx.peek_count -= 1;
+        } else {
+            self.ctx.token[0] = self.lex.next_item();
+        }
+        self.ctx.token[self.ctx.peek_count].clone()
+    }
+
+    fn backup(&mut self) {
+        self.ctx.peek_count += 1;
+    }
+
+    fn backup2(&mut self, t1: Item<'a>) {
+        self.ctx.token[1] = t1;
+        self.ctx.peek_count = 2;
+    }
+
+    fn backup3(&mut self, t2: Item<'a>, t1: Item<'a>) {
+        self.ctx.token[1] = t1;
+        self.ctx.token[2] = t2;
+        self.ctx.peek_count = 3;
+    }
+
+    fn peek(&mut self) -> Item<'a> {
+        if self.ctx.peek_count > 0 {
+            return self.ctx.token[self.ctx.peek_count - 1].clone();
+        }
+        self.ctx.peek_count = 1;
+        self.ctx.token[0] = self.lex.next_item();
+        self.ctx.token[0].clone()
+    }
+
+    fn next_non_space(&mut self) -> Item<'a> {
+        loop {
+            let t = self.next();
+            if t.typ != ItemType::Space {
+                return t;
+            }
+        }
+    }
+
+    fn peek_non_space(&mut self) -> Item<'a> {
+        let t = self.next_non_space();
+        self.backup();
+        t
+    }
+
+    // ---- errors ------------------------------------------------------------------
+
+    /// Go's `Tree.errorf`: `template: NAME:LINE: MESSAGE`, with the line of the last
+    /// token read.
+    fn errorf(&self, msg: impl Into<String>) -> Box<Error> {
+        let msg = msg.into();
+        let line = self.ctx.token[0].line;
+        let tok = &self.ctx.token[0];
+        let start = tok.pos.min(self.src.len());
+        let end = if tok.typ == ItemType::Error {
+            start
+        } else {
+            (start + tok.val.len()).min(self.src.len())
+        };
+        let mut e = Error::new(
+            ErrorKind::Parse,
+            format!("template: {}:{}: {}", self.parse_name, line, msg),
+        );
+        e.template = self.parse_name.to_string();
+        e.line = Some(line);
+        e.detail = msg;
+        e.span = Some(Span::new(start, end));
+        e.source = Some(self.source.clone());
+        Box::new(e)
+    }
+
+    fn unexpected(&self, token: &Item<'a>, context: &str) -> Box<Error> {
+        if token.typ == ItemType::Error {
+            let mut extra = String::new();
+            if self.ctx.action_line != 0 && self.ctx.action_line != token.line {
+                extra = format!(
+                    " in action started at {}:{}",
+                    self.parse_name, self.ctx.action_line
+                );
+                if token.val.ends_with(" action") {
+                    extra = extra[" in action".len()..].to_string();
+                }
+            }
+            return self.errorf(format!("{}{}", token.describe(), extra));
+        }
+        self.errorf(format!("unexpected {} in {}", token.describe(), context))
+    }
+
+    fn expect(&mut self, expected: ItemType, context: &str) -> PResult<Item<'a>> {
+        let t = self.next_non_space();
+        if t.typ != expected {
+            return Err(self.unexpected(&t, context));
+        }
+        Ok(t)
+    }
+
+    fn expect_one_of(&mut self, a: ItemType, b: ItemType, context: &str) -> PResult<Item<'a>> {
+        let t = self.next_non_space();
+        if t.typ != a && t.typ != b {
+            return Err(self.unexpected(&t, context));
+        }
+        Ok(t)
+    }
+
+    // ---- node construction -------------------------------------------------------
+
+    fn push(&mut self, n: Node) -> NodeId {
+        self.nodes.push(n);
+        NodeId((self.nodes.len() - 1) as u32)
+    }
+
+    fn span_of(&self, item: &Item<'a>) -> Span {
+        Span::new(item.pos, item.pos + item.val.len())
+    }
+
+    fn node_span(&self, id: NodeId) -> Span {
+        match &self.nodes[id.0 as usize] {
+            Node::List { pos, nodes } => match (nodes.first(), nodes.last()) {
+                (Some(a), Some(b)) => self.node_span(*a).join(self.node_span(*b)),
+                _ => Span::empty_at(*pos),
+            },
+            Node::If(b) | Node::Range(b) | Node::With(b) => b.span,
+            Node::Text { span }
+            | Node::Action { span, .. }
+            | Node::Break { span, .. }
+            | Node::Continue { span, .. }
+            | Node::Template { span, .. }
+            | Node::Pipe { span, .. }
+            | Node::Command { span, .. }
+            | Node::Identifier { span, .. }
+            | Node::Variable { span, .. }
+            | Node::Dot { span }
+            | Node::Nil { span }
+            | Node::Field { span, .. }
+            | Node::Chain { span, .. }
+            | Node::Bool { span, .. }
+            | Node::Number { span, .. }
+            | Node::String { span, .. } => *span,
+        }
+    }
+
+    /// The end of the most recently consumed token.
+    fn last_end(&self) -> usize {
+        let t = &self.ctx.token[self.ctx.peek_count.min(2)];
+        t.pos + t.val.len()
+    }
+
+    fn add(&mut self, name: Arc<str>, root: NodeId) -> PResult<()> {
+        match self.tree_set.get(&name) {
+            Some(old) if !self.is_empty(*old) => {
+                if !self.is_empty(root) {
+                    return Err(self.errorf(format!(
+                        "template: multiple definition of template {}",
+                        super::fmt::quote(&name)
+                    )));
+                }
+            }
+            Some(_) => {
+                self.tree_set.insert(name.clone(), root);
+            }
+            None => {
+                self.tree_set.insert(name.clone(), root);
+                self.order.push(name);
+            }
+        }
+        Ok(())
+    }
+
+    fn is_empty(&self, id: NodeId) -> bool {
+        match &self.nodes[id.0 as usize] {
+            Node::List { nodes, .. } => nodes.iter().all(|n| self.is_empty(*n)),
+            Node::Text { span } => self.src[span.range()].trim().is_empty(),
+            _ => false,
+        }
+    }
+
+    // ---- grammar -----------------------------------------------------------------
+
+    fn parse_top(&mut self) -> PResult<NodeId> {
+        let pos = self.peek().pos;
+        let mut list = Vec::new();
+        while self.peek().typ != ItemType::Eof {
+            if self.peek().typ == ItemType::LeftDelim {
+                let delim = self.next();
+                if self.next_non_space().typ == ItemType::Define {
+                    self.parse_definition()?;
+                    continue;
+                }
+                self.backup2(delim);
+            }
+            let n = self.text_or_action()?;
+            match n {
+                Parsed1::End(s) | Parsed1::Else(s, _) => {
+                    return Err(self.errorf(format!("unexpected {s}")));
+                }
+                Parsed1::Node(n) => list.push(n),
+            }
+        }
+        Ok(self.push(Node::List { pos, nodes: list }))
+    }
+
+    fn parse_definition(&mut self) -> PResult<()> {
+        let context = "define clause";
+        let outer = std::mem::replace(&mut self.ctx, Ctx::new(Arc::from("definition")));
+        let result = (|| -> PResult<()> {
+            let name = self.expect_one_of(ItemType::String, ItemType::RawString, context)?;
+            let Some(n) = golit::unquote(&name.val) else {
+                return Err(self.errorf("invalid syntax"));
+            };
+            self.ctx.name = Arc::from(n.as_str());
+            self.expect(ItemType::RightDelim, context)?;
+            let (root, end) = self.item_list()?;
+            if let Parsed1::Else(s, _) = end {
+                return Err(self.errorf(format!("unexpected {s} in {context}")));
+            }
+            let nm = self.ctx.name.clone();
+            self.add(nm, root)
+        })();
+        self.ctx = outer;
+        result
+    }
+
+    /// Go's `itemList`: nodes up to `{{end}}` or `{{else}}`, which is returned.
+    fn item_list(&mut self) -> PResult<(NodeId, Parsed1)> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            let pos = self.peek_non_space().pos;
+            let mut list = Vec::new();
+            while self.peek_non_space().typ != ItemType::Eof {
+                match self.text_or_action()? {
+                    Parsed1::Node(n) => list.push(n),
+                    other => {
+                        let id = self.push(Node::List { pos, nodes: list });
+                        return Ok((id, other));
+                    }
+                }
+            }
+            Err(self.errorf("unexpected EOF"))
+        })
+    }
+
+    fn text_or_action(&mut self) -> PResult<Parsed1> {
+        let token = self.next_non_space();
+        match token.typ {
+            ItemType::Text => {
+                let span = self.span_of(&token);
+                Ok(Parsed1::Node(self.push(Node::Text { span })))
+            }
+            ItemType::LeftDelim => {
+                let saved = self.ctx.action_line;
+                self.ctx.action_line = token.line;
+                let r = self.action(token.pos);
+                self.ctx.action_line = 0;
+                let _ = saved;
+                r
+            }
+            _ => Err(self.unexpected(&token, "input")),
+        }
+    }
+
+    fn action(&mut self, delim_pos: usize) -> PResult<Parsed1> {
+        let token = self.next_non_space();
+        match token.typ {
+            ItemType::Block => return self.block_control(delim_pos).map(Parsed1::Node),
+            ItemType::Break => {
+                return self
+                    .break_control(delim_pos, token.pos, true)
+                    .map(Parsed1::Node)
+            }
+            ItemType::Continue => {
+                return self
+                    .break_control(delim_pos, token.pos, false)
+                    .map(Parsed1::Node)
+            }
+            ItemType::Else => return self.else_control(),
+            ItemType::End => return self.end_control(),
+            ItemType::If => return self.branch_control("if", delim_pos).map(Parsed1::Node),
+            ItemType::Range => return self.branch_control("range", delim_pos).map(Parsed1::Node),
+            ItemType::Template => return self.template_control(delim_pos).map(Parsed1::Node),
+            ItemType::With => return self.branch_control("with", delim_pos).map(Parsed1::Node),
+            _ => {}
+        }
+        self.backup();
+        let token = self.peek();
+        let pipe = self.pipeline("command", ItemType::RightDelim)?;
+        let span = Span::new(delim_pos, self.last_end());
+        Ok(Parsed1::Node(self.push(Node::Action {
+            span,
+            pos: token.pos,
+            line: token.line,
+            pipe,
+        })))
+    }
+
+    fn break_control(&mut self, delim_pos: usize, pos: usize, is_break: bool) -> PResult<NodeId> {
+        let word = if is_break { "break" } else { "continue" };
+        let token = self.next_non_space();
+        if token.typ != ItemType::RightDelim {
+            return Err(self.unexpected(&token, &format!("{{{{{word}}}}}")));
+        }
+        if self.ctx.range_depth == 0 {
+            return Err(self.errorf(format!("{{{{{word}}}}} outside {{{{range}}}}")));
+        }
+        let span = Span::new(delim_pos, self.last_end());
+        Ok(self.push(if is_break {
+            Node::Break { span, pos }
+        } else {
+            Node::Continue { span, pos }
+        }))
+    }
+
+    fn pipeline(&mut self, context: &str, end: ItemType) -> PResult<NodeId> {
+        let token = self.peek_non_space();
+        let pos = token.pos;
+        self.pipe_line = token.line;
+        let mut decl: Vec<NodeId> = Vec::new();
+        let mut is_assign = false;
+        let mut cmds: Vec<NodeId> = Vec::new();
+        'decls: loop {
+            let v = self.peek_non_space();
+            if v.typ != ItemType::Variable {
+                break;
+            }
+            self.next();
+            let token_after = self.peek();
+            let next = self.peek_non_space();
+            if next.typ == ItemType::Assign || next.typ == ItemType::Declare {
+                is_assign = next.typ == ItemType::Assign;
+                self.next_non_space();
+                let var = self.new_variable(&v);
+                decl.push(var);
+                self.ctx.vars.push(Arc::from(&*v.val));
+            } else if next.typ == ItemType::Char && next.val == "," {
+                self.next_non_space();
+                let var = self.new_variable(&v);
+                decl.push(var);
+                self.ctx.vars.push(Arc::from(&*v.val));
+                if context == "range" && decl.len() < 2 {
+                    match self.peek_non_space().typ {
+                        ItemType::Variable | ItemType::RightDelim | ItemType::RightParen => {
+                            continue 'decls;
+                        }
+                        _ => return Err(self.errorf("range can only initialize variables")),
+                    }
+                }
+                return Err(self.errorf(format!("too many declarations in {context}")));
+            } else if token_after.typ == ItemType::Space {
+                self.backup3(v, token_after);
+            } else {
+                self.backup2(v);
+            }
+            break;
+        }
+        loop {
+            let token = self.next_non_space();
+            if token.typ == end {
+                if cmds.is_empty() {
+                    return Err(self.errorf(format!("missing value for {context}")));
+                }
+                for (i, c) in cmds.iter().enumerate().skip(1) {
+                    if let Node::Command { args, .. } = &self.nodes[c.0 as usize] {
+                        if let Some(first) = args.first() {
+                            if matches!(
+                                self.nodes[first.0 as usize],
+                                Node::Bool { .. }
+                                    | Node::Dot { .. }
+                                    | Node::Nil { .. }
+                                    | Node::Number { .. }
+                                    | Node::String { .. }
+                            ) {
+                                return Err(self.errorf(format!(
+                                    "non executable command in pipeline stage {}",
+                                    i + 1
+                                )));
+                            }
+                        }
+                    }
+                }
+                let start = decl
+                    .first()
+                    .or(cmds.first())
+                    .map(|n| self.node_span(*n).start as usize)
+                    .unwrap_or(pos);
+                let stop = cmds
+                    .last()
+                    .map(|n| self.node_span(*n).end as usize)
+                    .unwrap_or(start);
+                return Ok(self.push(Node::Pipe {
+                    span: Span::new(start, stop.max(start)),
+                    pos,
+                    is_assign,
+                    decl,
+                    cmds,
+                }));
+            }
+            match token.typ {
+                ItemType::Bool
+                | ItemType::CharConstant
+                | ItemType::Complex
+                | ItemType::Dot
+                | ItemType::Field
+                | ItemType::Identifier
+                | ItemType::Number
+                | ItemType::Nil
+                | ItemType::RawString
+                | ItemType::String
+                | ItemType::Variable
+                | ItemType::LeftParen => {
+                    self.backup();
+                    let c = self.command()?;
+                    cmds.push(c);
+                }
+                _ => return Err(self.unexpected(&token, context)),
+            }
+        }
+    }
+
+    fn branch_control(&mut self, context: &str, delim_pos: usize) -> PResult<NodeId> {
+        let mark = self.ctx.vars.len();
+        let r = self.branch_inner(context, delim_pos);
+        self.ctx.vars.truncate(mark);
+        r
+    }
+
+    fn branch_inner(&mut self, context: &str, delim_pos: usize) -> PResult<NodeId> {
+        let pipe = self.pipeline(context, ItemType::RightDelim)?;
+        let pipe_line = self.pipe_line;
+        if context == "range" {
+            self.ctx.range_depth += 1;
+        }
+        let listed = self.item_list();
+        if context == "range" {
+            self.ctx.range_depth -= 1;
+        }
+        let (list, next) = listed?;
+        let mut else_list = None;
+        match next {
+            Parsed1::End(_) => {}
+            Parsed1::Else(_, else_pos) => {
+                let chained = if context == "if" && self.peek().typ == ItemType::If {
+                    Some("if")
+                } else if context == "with"
+                    && self.level.else_with()
+                    && self.peek().typ == ItemType::With
+                {
+                    Some("with")
+                } else {
+                    None
+                };
+                if let Some(kw) = chained {
+                    self.next();
+                    let inner = self.branch_control(kw, else_pos)?;
+                    else_list = Some(self.push(Node::List {
+                        pos: else_pos,
+                        nodes: vec![inner],
+                    }));
+                } else {
+                    let (l, next) = self.item_list()?;
+                    if let Parsed1::Else(s, _) = next {
+                        return Err(self.errorf(format!("expected end; found {s}")));
+                    }
+                    else_list = Some(l);
+                }
+            }
+            Parsed1::Node(_) => {}
+        }
+        let (pos, line) = match &self.nodes[pipe.0 as usize] {
+            Node::Pipe { pos, .. } => (*pos, pipe_line),
+            _ => (delim_pos, 0),
+        };
+        let b = Branch {
+            span: Span::new(delim_pos, self.last_end()),
+            pos,
+            line,
+            pipe,
+            list,
+            else_list,
+        };
+        Ok(self.push(match context {
+            "if" => Node::If(b),
+            "range" => Node::Range(b),
+            _ => Node::With(b),
+        }))
+    }
+
+    fn end_control(&mut self) -> PResult<Parsed1> {
+        let t = self.expect(ItemType::RightDelim, "end")?;
+        Ok(Parsed1::End(self.delim_word("end", &t)))
+    }
+
+    fn else_control(&mut self) -> PResult<Parsed1> {
+        let peek = self.peek_non_space();
+        if peek.typ == ItemType::If || (self.level.else_with() && peek.typ == ItemType::With) {
+            let s = self.delim_word("else", &peek);
+            return Ok(Parsed1::Else(s, peek.pos));
+        }
+        let t = self.expect(ItemType::RightDelim, "else")?;
+        let s = self.delim_word("else", &t);
+        Ok(Parsed1::Else(s, t.pos))
+    }
+
+    fn delim_word(&self, word: &str, _t: &Item<'a>) -> String {
+        format!("{}{}{}", self.lex_left(), word, self.lex_right())
+    }
+
+    fn lex_left(&self) -> &str {
+        self.lex_delims().0
+    }
+
+    fn lex_right(&self) -> &str {
+        self.lex_delims().1
+    }
+
+    fn lex_delims(&self) -> (&str, &str) {
+        self.lex.delims()
+    }
+
+    fn block_control(&mut self, delim_pos: usize) -> PResult<NodeId> {
+        let context = "block clause";
+        let token = self.next_non_space();
+        let name = self.parse_template_name(&token, context)?;
+        let pipe = self.pipeline(context, ItemType::RightDelim)?;
+        let action_end = self.last_end();
+        let outer = std::mem::replace(&mut self.ctx, Ctx::new(name.clone()));
+        let body = self.item_list();
+        let inner = std::mem::replace(&mut self.ctx, outer);
+        let (root, end) = body?;
+        if let Parsed1::Else(s, _) = end {
+            return Err(self.errorf(format!("unexpected {s} in {context}")));
+        }
+        let saved = std::mem::replace(&mut self.ctx, inner);
+        let added = self.add(name.clone(), root);
+        self.ctx = saved;
+        added?;
+        Ok(self.push(Node::Template {
+            span: Span::new(delim_pos, action_end),
+            pos: token.pos,
+            name,
+            pipe: Some(pipe),
+        }))
+    }
+
+    fn template_control(&mut self, delim_pos: usize) -> PResult<NodeId> {
+        let context = "template clause";
+        let token = self.next_non_space();
+        let name = self.parse_template_name(&token, context)?;
+        let mut pipe = None;
+        if self.next_non_space().typ != ItemType::RightDelim {
+            self.backup();
+            pipe = Some(self.pipeline(context, ItemType::RightDelim)?);
+        }
+        Ok(self.push(Node::Template {
+            span: Span::new(delim_pos, self.last_end()),
+            pos: token.pos,
+            name,
+            pipe,
+        }))
+    }
+
+    fn parse_template_name(&mut self, token: &Item<'a>, context: &str) -> PResult<Arc<str>> {
+        match token.typ {
+            ItemType::String | ItemType::RawString => match golit::unquote(&token.val) {
+                Some(s) => Ok(Arc::from(s.as_str())),
+                None => Err(self.errorf("invalid syntax")),
+            },
+            _ => Err(self.unexpected(token, context)),
+        }
+    }
+
+    fn command(&mut self) -> PResult<NodeId> {
+        let pos = self.peek_non_space().pos;
+        let mut args = Vec::new();
+        loop {
+            self.peek_non_space();
+            if let Some(op) = self.operand()? {
+                args.push(op);
+            }
+            let token = self.next();
+            match token.typ {
+                ItemType::Space => continue,
+                ItemType::RightDelim | ItemType::RightParen => self.backup(),
+                ItemType::Pipe => {}
+                _ => return Err(self.unexpected(&token, "operand")),
+            }
+            break;
+        }
+        if args.is_empty() {
+            return Err(self.errorf("empty command"));
+        }
+        let span = self
+            .node_span(args[0])
+            .join(self.node_span(args[args.len() - 1]));
+        Ok(self.push(Node::Command { span, pos, args }))
+    }
+
+    fn operand(&mut self) -> PResult<Option<NodeId>> {
+        let Some(node) = self.term()? else {
+            return Ok(None);
+        };
+        if self.peek().typ != ItemType::Field {
+            return Ok(Some(node));
+        }
+        let chain_pos = self.peek().pos;
+        let mut fields: Vec<Arc<str>> = Vec::new();
+        let mut end = self.node_span(node).end as usize;
+        while self.peek().typ == ItemType::Field {
+            let f = self.next();
+            end = f.pos + f.val.len();
+            fields.push(Arc::from(&f.val[1..]));
+        }
+        let start = self.node_span(node).start as usize;
+        let span = Span::new(start, end);
+        let replacement = match &self.nodes[node.0 as usize] {
+            Node::Field { ident, .. } => {
+                let mut ident = ident.clone();
+                ident.extend(fields);
+                Node::Field {
+                    span,
+                    pos: chain_pos,
+                    ident,
+                }
+            }
+            Node::Variable { ident, .. } => {
+                let mut ident = ident.clone();
+                ident.extend(fields);
+                Node::Variable {
+                    span,
+                    pos: chain_pos,
+                    ident,
+                }
+            }
+            Node::Bool { .. }
+            | Node::String { .. }
+            | Node::Number { .. }
+            | Node::Nil { .. }
+            | Node::Dot { .. } => {
+                let s = self.node_string_local(node);
+                return Err(
+                    self.errorf(format!("unexpected . after term {}", super::fmt::quote(&s)))
+                );
+            }
+            _ => Node::Chain {
+                span,
+                pos: chain_pos,
+                node,
+                fields,
+            },
+        };
+        Ok(Some(self.push(replacement)))
+    }
+
+    fn node_string_local(&self, id: NodeId) -> String {
+        match &self.nodes[id.0 as usize] {
+            Node::Bool { val, .. } => val.to_string(),
+            Node::Nil { .. } => "nil".to_string(),
+            Node::Dot { .. } => ".".to_string(),
+            n => {
+                let span = match n {
+                    Node::String { span, .. } | Node::Number { span, .. } => *span,
+                    _ => Span::default(),
+                };
+                self.src[span.range()].to_string()
+            }
+        }
+    }
+
+    fn term(&mut self) -> PResult<Option<NodeId>> {
+        let token = self.next_non_space();
+        let span = self.span_of(&token);
+        let node = match token.typ {
+            ItemType::Identifier => {
+                if !(self.has_func)(&token.val) {
+                    return Err(self.errorf(format!(
+                        "function {} not defined",
+                        super::fmt::quote(&token.val)
+                    )));
+                }
+                Node::Identifier {
+                    span,
+                    name: Arc::from(&*token.val),
+                }
+            }
+            ItemType::Dot => Node::Dot { span },
+            ItemType::Nil => Node::Nil { span },
+            ItemType::Variable => {
+                let ident: Vec<Arc<str>> = token.val.split('.').map(Arc::from).collect();
+                if !self.ctx.vars.iter().any(|v| **v == *ident[0]) {
+                    return Err(self.errorf(format!(
+                        "undefined variable {}",
+                        super::fmt::quote(&ident[0])
+                    )));
+                }
+                Node::Variable {
+                    span,
+                    pos: token.pos,
+                    ident,
+                }
+            }
+            ItemType::Field => Node::Field {
+                span,
+                pos: token.pos,
+                ident: token.val[1..].split('.').map(Arc::from).collect(),
+            },
+            ItemType::Bool => Node::Bool {
+                span,
+                val: token.val == "true",
+            },
+            ItemType::CharConstant | ItemType::Complex | ItemType::Number => {
+                let num = match new_number(&token.val, token.typ) {
+                    Ok(n) => n,
+                    Err(msg) => return Err(self.errorf(msg)),
+                };
+                Node::Number {
+                    span,
+                    num: Box::new(num),
+                }
+            }
+            ItemType::LeftParen => {
+                if self.ctx.stack_depth >= MAX_PAREN_DEPTH {
+                    return Err(self.errorf("max expression depth exceeded"));
+                }
+                self.ctx.stack_depth += 1;
+                let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                    self.pipeline("parenthesized pipeline", ItemType::RightParen)
+                });
+                self.ctx.stack_depth -= 1;
+                return r.map(Some);
+            }
+            ItemType::String | ItemType::RawString => match golit::unquote(&token.val) {
+                Some(s) => Node::String {
+                    span,
+                    text: Arc::from(s.as_str()),
+                },
+                None => return Err(self.errorf("invalid syntax")),
+            },
+            _ => {
+                self.backup();
+                return Ok(None);
+            }
+        };
+        Ok(Some(self.push(node)))
+    }
+
+    fn new_variable(&mut self, v: &Item<'a>) -> NodeId {
+        let span = self.span_of(v);
+        let ident = v.val.split('.').map(Arc::from).collect();
+        self.push(Node::Variable {
+            span,
+            pos: v.pos,
+            ident,
+        })
+    }
+}
+
+/// What `textOrAction` produced: a node, or one of the two pseudo-nodes that end a
+/// list (with their printed form, and for `else` its position and line).
+enum Parsed1 {
+    Node(NodeId),
+    End(String),
+    Else(String, usize),
+}
+
+/// Go's `newNumber`: every valid reading of a number literal.
+pub fn new_number(text: &str, typ: ItemType) -> Result<Number, String> {
+    let mut n = Number::default();
+    match typ {
+        ItemType::CharConstant => {
+            let body = &text[1..];
+            let Some((c, byte, tail)) = golit::unquote_char(body, '\'') else {
+                return Err("invalid syntax".to_string());
+            };
+            if tail != "'" {
+                return Err(format!("malformed character constant: {text}"));
+            }
+            let v = match byte {
+                Some(b) => b as i64,
+                None => c as i64,
+            };
+            n.is_int = true;
+            n.int = v;
+            n.is_uint = true;
+            n.uint = v as u64;
+            n.is_float = true;
+            n.float = v as f64;
+            return Ok(n);
+        }
+        ItemType::Complex => {
+            // `1+2i`: a real part and an imaginary part.
+            let split = text[1..]
+                .rfind(['+', '-'])
+                .map(|i| i + 1)
+                .filter(|&i| !matches!(text.as_bytes()[i - 1], b'e' | b'E' | b'p' | b'P'));
+            let parsed = split.and_then(|i| {
+                let re = golit::parse_float(&text[..i])?;
+                let im = golit::parse_float(text[i..].strip_suffix('i')?)?;
+                Some((re, im))
+            });
+            let Some((re, im)) = parsed else {
+                return Err("expected integer".to_string());
+            };
+            n.is_complex = true;
+            n.complex = (re, im);
+            simplify_complex(&mut n);
+            return Ok(n);
+        }
+        _ => {}
+    }
+    if let Some(body) = text.strip_suffix('i') {
+        if let Some(f) = golit::parse_float(body) {
+            n.is_complex = true;
+            n.complex = (0.0, f);
+            simplify_complex(&mut n);
+            return Ok(n);
+        }
+    }
+    let u = golit::parse_uint(text);
+    if let Some(u) = u {
+        n.is_uint = true;
+        n.uint = u;
+    }
+    if let Some(i) = golit::parse_int(text) {
+        n.is_int = true;
+        n.int = i;
+        if i == 0 {
+            n.is_uint = true;
+            n.uint = u.unwrap_or(0);
+        }
+    }
+    if n.is_int {
+        n.is_float = true;
+        n.float = n.int as f64;
+    } else if n.is_uint {
+        n.is_float = true;
+        n.float = n.uint as f64;
+    } else if let Some(f) = golit::parse_float(text) {
+        if !text.contains(['.', 'e', 'E', 'p', 'P']) {
+            return Err(format!("integer overflow: {}", super::fmt::quote(text)));
+        }
+        n.is_float = true;
+        n.float = f;
+        if !n.is_int && (f as i64) as f64 == f {
+            n.is_int = true;
+            n.int = f as i64;
+        }
+        if !n.is_uint && (f as u64) as f64 == f {
+            n.is_uint = true;
+            n.uint = f as u64;
+        }
+    }
+    if !n.is_int && !n.is_uint && !n.is_float {
+        return Err(format!(
+            "illegal number syntax: {}",
+            super::fmt::quote(text)
+        ));
+    }
+    Ok(n)
+}
+
+fn simplify_complex(n: &mut Number) {
+    if n.complex.1 == 0.0 {
+        n.is_float = true;
+        n.float = n.complex.0;
+        if (n.float as i64) as f64 == n.float {
+            n.is_int = true;
+            n.int = n.float as i64;
+        }
+        if (n.float as u64) as f64 == n.float {
+            n.is_uint = true;
+            n.uint = n.float as u64;
+        }
+    }
+}

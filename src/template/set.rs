@@ -1,0 +1,188 @@
+//! A template set: Go's associated templates, one namespace of named templates.
+//!
+//! Helm parses every file of a chart tree into one set (later `define`s replace
+//! earlier ones, in an order Helm chooses), then executes each file's template by
+//! name; its `tpl` parses new text into a *clone* of the set so the text sees every
+//! define without adding to the original. Cloning is cheap: templates share their
+//! parsed trees.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use super::ast::{Node, NodeId, Tree};
+use super::error::{Error, ErrorKind};
+use super::exec::{Shared, State};
+use super::options::Options;
+use super::parser;
+use super::registry::{Host, Registry};
+use super::value::Value;
+use crate::source::SourceFile;
+
+/// One named template: the tree its text was parsed into and the root of its body.
+#[derive(Clone, Debug)]
+pub struct TemplateDef {
+    pub name: Arc<str>,
+    pub tree: Arc<Tree>,
+    pub root: NodeId,
+}
+
+/// A namespace of templates plus the functions and options they run with.
+#[derive(Clone, Debug)]
+pub struct TemplateSet {
+    name: Arc<str>,
+    templates: HashMap<Arc<str>, TemplateDef>,
+    registry: Arc<Registry>,
+    options: Options,
+}
+
+fn empty_tree() -> &'static Tree {
+    static EMPTY: OnceLock<Tree> = OnceLock::new();
+    EMPTY.get_or_init(|| Tree {
+        source: SourceFile::new("", ""),
+        parse_name: Arc::from(""),
+        nodes: vec![Node::List {
+            pos: 0,
+            nodes: Vec::new(),
+        }],
+        left_delim: Arc::from("{{"),
+        right_delim: Arc::from("}}"),
+    })
+}
+
+impl TemplateSet {
+    /// An empty set. `name` is the set's own name (Go's root template, `gotpl` in
+    /// Helm): errors for unknown templates mention it, and `tpl` parses its text
+    /// under it.
+    pub fn new(name: &str, registry: Arc<Registry>, options: Options) -> TemplateSet {
+        TemplateSet {
+            name: Arc::from(name),
+            templates: HashMap::new(),
+            registry,
+            options,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    pub fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    pub(crate) fn empty_tree(&self) -> &'static Tree {
+        empty_tree()
+    }
+
+    /// Whether templates may call `name` (a registry function or a Go builtin).
+    pub fn has_function(&self, name: &str) -> bool {
+        self.registry.contains(name) || super::builtins::is_builtin(name)
+    }
+
+    /// Parses `text` as template `name` (plus everything it `define`s) into the set.
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        self.parse_source(name, SourceFile::new(name, text))
+    }
+
+    /// Like [`TemplateSet::parse`], with the text given as a [`SourceFile`] (whose
+    /// name is used for reporting only; `name` is the template name).
+    ///
+    /// As in Go, a definition replaces an earlier one of the same name unless the
+    /// new body is empty (only spaces and comments); on a parse error nothing is
+    /// added.
+    pub fn parse_source(&mut self, name: &str, source: SourceFile) -> Result<(), Error> {
+        let parsed = {
+            let reg = &self.registry;
+            let has = |f: &str| reg.contains(f) || super::builtins::is_builtin(f);
+            parser::parse(
+                name,
+                source,
+                &self.options.left_delim,
+                &self.options.right_delim,
+                self.options.level,
+                &has,
+            )
+            .map_err(|e| *e)?
+        };
+        for (tname, root) in parsed.templates {
+            if let Some(old) = self.templates.get(&tname) {
+                let _ = old;
+                if parsed.tree.is_empty_tree(root) {
+                    continue;
+                }
+            }
+            self.templates.insert(
+                tname.clone(),
+                TemplateDef {
+                    name: tname,
+                    tree: parsed.tree.clone(),
+                    root,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<&TemplateDef> {
+        self.templates.get(name)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.templates.contains_key(name)
+    }
+
+    /// Template names in byte order.
+    pub fn names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.templates.keys().map(|k| &**k).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Removes a template (hosts that emulate `template.New` replacing a name).
+    pub fn remove(&mut self, name: &str) -> Option<TemplateDef> {
+        self.templates.remove(name)
+    }
+
+    /// Executes template `name` with `data` as `.` and `$`, returning its output.
+    pub fn execute(&self, name: &str, data: &Value, host: &Host) -> Result<String, Error> {
+        let mut out = String::new();
+        self.execute_into(name, data, host, &mut out)?;
+        Ok(out)
+    }
+
+    /// Executes template `name`, appending to `out` (which keeps any partial output
+    /// on error, as Go's writer would).
+    pub fn execute_into(
+        &self,
+        name: &str,
+        data: &Value,
+        host: &Host,
+        out: &mut String,
+    ) -> Result<(), Error> {
+        let mut shared = Shared::default();
+        let mut st = State::new(self, host, &mut shared);
+        st.run(name, data, out).map_err(|e| *e)
+    }
+
+    /// Go's `ExecuteTemplate` error for an unknown name.
+    pub fn no_template_error(&self, name: &str) -> Error {
+        let mut e = Error::new(
+            ErrorKind::NoTemplate,
+            format!(
+                "template: no template {} associated with template {}",
+                super::fmt::quote(name),
+                super::fmt::quote(&self.name)
+            ),
+        );
+        e.template = self.name.to_string();
+        e
+    }
+}

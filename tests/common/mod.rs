@@ -1,0 +1,179 @@
+//! Shared helpers for the template tests: the fixture format (see
+//! `testdata/template/README.md`) and a test-only data decoder.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use stackproof::funcs::control;
+use stackproof::template::{
+    Host, LanguageLevel, List, Map, MapType, MissingKey, Options, Registry, TemplateSet, Value,
+};
+
+/// One parsed fixture file.
+pub struct Fixture {
+    pub missing_key: MissingKey,
+    pub level: LanguageLevel,
+    /// Template to execute (file name, without the chart prefix).
+    pub exec: String,
+    /// Data as YAML text (the chart's values).
+    pub data: String,
+    /// `(file name, text)` in parse order.
+    pub templates: Vec<(String, String)>,
+    /// Whether the fixture is expected to fail (`err_` prefix).
+    pub expect_error: bool,
+    /// Skip the Helm differential check for this fixture, with the reason.
+    pub oracle_skip: Option<String>,
+}
+
+/// The chart-relative name Helm gives a template file.
+pub fn chart_name(file: &str) -> String {
+    format!("c/templates/{file}")
+}
+
+pub fn parse_fixture(name: &str, text: &str) -> Fixture {
+    let mut fx = Fixture {
+        missing_key: MissingKey::Zero,
+        level: LanguageLevel::Go122,
+        exec: String::new(),
+        data: String::new(),
+        templates: Vec::new(),
+        expect_error: name.starts_with("err_"),
+        oracle_skip: None,
+    };
+    let mut section: Option<(String, String)> = None;
+    let mut body = String::new();
+    let mut flush = |section: &Option<(String, String)>, body: &mut String, fx: &mut Fixture| {
+        if let Some((kind, arg)) = section {
+            let text = std::mem::take(body);
+            match kind.as_str() {
+                "options" => {
+                    for line in text.lines() {
+                        let line = line.trim();
+                        if line.is_empty() {
+                            continue;
+                        }
+                        let (k, v) = line.split_once('=').unwrap_or((line, ""));
+                        match k {
+                            "missingkey" => {
+                                fx.missing_key = MissingKey::parse(v).expect("missingkey value")
+                            }
+                            "level" => fx.level = LanguageLevel::parse(v).expect("level value"),
+                            "exec" => fx.exec = v.to_string(),
+                            "oracle-skip" => fx.oracle_skip = Some(v.to_string()),
+                            other => panic!("unknown option {other}"),
+                        }
+                    }
+                }
+                "data" => fx.data = text,
+                "template" => {
+                    let n = if arg.is_empty() {
+                        "x.yaml".to_string()
+                    } else {
+                        arg.clone()
+                    };
+                    fx.templates.push((n, text));
+                }
+                other => panic!("unknown section {other}"),
+            }
+        }
+    };
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_end_matches('\n');
+        if let Some(rest) = trimmed
+            .strip_prefix("-- ")
+            .and_then(|r| r.strip_suffix(" --"))
+        {
+            flush(&section, &mut body, &mut fx);
+            let (kind, arg) = rest.split_once(' ').unwrap_or((rest, ""));
+            section = Some((kind.to_string(), arg.to_string()));
+            continue;
+        }
+        if section.is_none() {
+            continue; // preamble comments
+        }
+        body.push_str(line);
+    }
+    flush(&section, &mut body, &mut fx);
+    if fx.exec.is_empty() {
+        fx.exec = fx
+            .templates
+            .first()
+            .map(|t| t.0.clone())
+            .unwrap_or_default();
+    }
+    fx
+}
+
+/// TEST-ONLY data decoding: YAML → Value with every number a float64, as Helm's
+/// values decoding produces (sigs.k8s.io/yaml goes through JSON). To be replaced by
+/// the Go-compatible YAML decoder once it lands; note serde_yaml_ng is YAML 1.2, so
+/// fixtures avoid YAML 1.1 booleans such as `yes`/`on`.
+pub fn yaml_to_value(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::Map(Map::new());
+    }
+    let v: serde_json::Value = serde_yaml_ng::from_str(text).expect("fixture data is YAML");
+    json_to_value(&v)
+}
+
+pub fn json_to_value(v: &serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => Value::str(s.as_str()),
+        serde_json::Value::Array(a) => {
+            Value::List(List::new(a.iter().map(json_to_value).collect()))
+        }
+        serde_json::Value::Object(o) => {
+            let m = Map::new();
+            for (k, v) in o {
+                m.insert(k.clone(), json_to_value(v));
+            }
+            Value::Map(m)
+        }
+    }
+}
+
+/// Builds the set and data for a fixture and runs it: `Ok(output)` or the error's
+/// kind and Display text.
+pub fn run_fixture(fx: &Fixture) -> Result<String, (String, String)> {
+    run_fixture_full(fx).map_err(|e| (format!("{:?}", e.kind), e.to_string()))
+}
+
+/// Like [`run_fixture`], keeping the structured error.
+pub fn run_fixture_full(fx: &Fixture) -> Result<String, stackproof::template::Error> {
+    let mut reg = Registry::new();
+    reg.register(if fx.level == LanguageLevel::Go122 {
+        control::HELM3
+    } else {
+        control::HELM4
+    });
+    let opts = Options::new(fx.level, fx.missing_key);
+    let mut set = TemplateSet::new("gotpl", Arc::new(reg), opts);
+    for (name, text) in helm_order(&fx.templates) {
+        set.parse(&chart_name(name), text)?;
+    }
+    let values = match yaml_to_value(&fx.data) {
+        Value::Map(m) => Value::Map(m.retyped(MapType::Named("chartutil.Values"))),
+        other => other,
+    };
+    let top = Map::with_type(MapType::Named("chartutil.Values"));
+    top.insert("Values", values);
+    set.execute(&chart_name(&fx.exec), &Value::Map(top), &Host::default())
+}
+
+/// Helm's parse order (`sortTemplates`): by number of `/`, then byte order, all
+/// reversed; later definitions win.
+pub fn helm_order(templates: &[(String, String)]) -> Vec<(&str, &str)> {
+    let mut v: Vec<(String, &str, &str)> = templates
+        .iter()
+        .map(|(n, t)| (chart_name(n), n.as_str(), t.as_str()))
+        .collect();
+    v.sort_by(|a, b| {
+        let (ca, cb) = (a.0.matches('/').count(), b.0.matches('/').count());
+        ca.cmp(&cb).then_with(|| a.0.as_bytes().cmp(b.0.as_bytes()))
+    });
+    v.reverse();
+    v.into_iter().map(|(_, n, t)| (n, t)).collect()
+}
