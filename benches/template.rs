@@ -91,7 +91,10 @@ fn main() {
     let start = Instant::now();
     let mut total = 0;
     for _ in 0..exec_iters {
-        total += set.execute("big.yaml", &data, &host).expect("renders").len();
+        total += set
+            .execute("big.yaml", &data, &host)
+            .expect("renders")
+            .len();
     }
     let exec = start.elapsed() / exec_iters;
     assert!(total > 0);

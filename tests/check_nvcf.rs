@@ -46,6 +46,7 @@ const CELLS: &str = r#"
         set: {addons.nvcfUi.enabled: true}
       - name: err-bad-pki-mode
         set: {addons.llm.enabled: true, addons.llm.pki.enabled: true, addons.llm.pki.mode: bogus}
+        rules: [nvcf/bad-pki-mode-refused]
 "#;
 
 fn report(expected: &PathBuf) -> Report {
@@ -62,7 +63,10 @@ fn report(expected: &PathBuf) -> Report {
         "nvcf-ui",
         "err-bad-pki-mode",
     ];
-    let cell_dirs: String = names.iter().map(|n| format!("        {n}: {n}\n")).collect();
+    let cell_dirs: String = names
+        .iter()
+        .map(|n| format!("        {n}: {n}\n"))
+        .collect();
     let config = format!(
         "targets:\n  - name: nvcf\n    fixture:\n      path: {}\n      cells:\n{cell_dirs}    matrix: nvcf\n    rules: [{}]\nmatrices:\n  nvcf:\n    cells:{CELLS}",
         expected.display(),
@@ -96,9 +100,24 @@ fn nvcf_cells_keep_the_pki_contract() {
             .any(|o| o.rule == rule && o.cell == cell && o.status == Status::Passed)
     };
     assert!(evaluated("nvcf/bad-pki-mode-refused", "err-bad-pki-mode"));
-    assert!(evaluated("nvcf/existing-secret-is-mounted", "llm-pki-existingsecret"));
-    assert!(evaluated("nvcf/existing-secret-is-mounted", "llm-pki-existingsecret-openbao-off"));
-    assert!(evaluated("nvcf/router-certificate-covers-its-service", "llm-pki-certmanager"));
-    assert!(evaluated("nvcf/cert-manager-mode-installs-pki", "llm-pki-certmanager"));
-    assert!(evaluated("nvcf/router-key-is-not-trust", "llm-pki-certmanager"));
+    assert!(evaluated(
+        "nvcf/existing-secret-is-mounted",
+        "llm-pki-existingsecret"
+    ));
+    assert!(evaluated(
+        "nvcf/existing-secret-is-mounted",
+        "llm-pki-existingsecret-openbao-off"
+    ));
+    assert!(evaluated(
+        "nvcf/router-certificate-covers-its-service",
+        "llm-pki-certmanager"
+    ));
+    assert!(evaluated(
+        "nvcf/cert-manager-mode-installs-pki",
+        "llm-pki-certmanager"
+    ));
+    assert!(evaluated(
+        "nvcf/router-key-is-not-trust",
+        "llm-pki-certmanager"
+    ));
 }

@@ -10,7 +10,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use stackproof::funcs::control;
-use stackproof::template::{Host, ErrorKind, LanguageLevel, MissingKey, Options, Registry, TemplateSet};
+use stackproof::template::{
+    ErrorKind, Host, LanguageLevel, MissingKey, Options, Registry, TemplateSet,
+};
 
 /// xorshift64*: tiny, seeded, good enough to shake inputs.
 struct Rng(u64);
@@ -29,10 +31,10 @@ impl Rng {
 
 const PIECES: &[&str] = &[
     "{{", "}}", "{{-", "-}}", " ", "(", ")", "|", "$", "$x", ":=", "=", ".", ".a", ".Values",
-    ".b.c", "\"s\"", "`r`", "'c'", "1", "-2", "0x1F", "1e3", "1_0", "if", "else", "end",
-    "range", "with", "define", "template", "block", "break", "continue", "nil", "true", "and",
-    "or", "not", "eq", "len", "index", "printf", "print", "include", "tpl", "required", "\n",
-    "/*", "*/", ",", "\"x\"", "$y", "é", "\t", "\\", "\"",
+    ".b.c", "\"s\"", "`r`", "'c'", "1", "-2", "0x1F", "1e3", "1_0", "if", "else", "end", "range",
+    "with", "define", "template", "block", "break", "continue", "nil", "true", "and", "or", "not",
+    "eq", "len", "index", "printf", "print", "include", "tpl", "required", "\n", "/*", "*/", ",",
+    "\"x\"", "$y", "é", "\t", "\\", "\"",
 ];
 
 fn set() -> TemplateSet {
@@ -92,7 +94,11 @@ fn mutated_fixtures_never_panic() {
     for e in std::fs::read_dir(dir).expect("fixtures").flatten() {
         let p = e.path();
         if p.extension().is_some_and(|x| x == "txt") {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+            let name = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_string();
             let fx = common::parse_fixture(&name, &std::fs::read_to_string(&p).expect("read"));
             templates.extend(fx.templates.into_iter().map(|t| t.1));
         }
@@ -127,7 +133,10 @@ fn deep_parens_give_go_error() {
     let text = format!("{{{{ {}1{} }}}}", "(".repeat(100_000), ")".repeat(100_000));
     let err = set().parse("t", &text).expect_err("too deep");
     assert_eq!(err.kind, ErrorKind::Parse);
-    assert_eq!(err.to_string(), "template: t:1: max expression depth exceeded");
+    assert_eq!(
+        err.to_string(),
+        "template: t:1: max expression depth exceeded"
+    );
 }
 
 #[test]
@@ -136,7 +145,10 @@ fn deep_control_nesting_works() {
     let text = format!("{}x{}", "{{if 1}}".repeat(n), "{{end}}".repeat(n));
     let mut s = set();
     s.parse("t", &text).expect("parses");
-    assert_eq!(s.execute("t", &data(), &Host::default()).expect("runs"), "x");
+    assert_eq!(
+        s.execute("t", &data(), &Host::default()).expect("runs"),
+        "x"
+    );
     let unclosed = "{{if 1}}".repeat(n);
     let err = set().parse("t", &unclosed).expect_err("unclosed");
     assert_eq!(err.to_string(), "template: t:1: unexpected EOF");
@@ -160,7 +172,9 @@ fn malformed_inputs_give_clear_errors() {
             Err(e) => assert_eq!(&e.to_string(), want, "{text}"),
             Ok(()) => {
                 // Imaginary constants parse (as in Go) but are refused at execution.
-                let e = s.execute("t", &data(), &Host::default()).expect_err("complex");
+                let e = s
+                    .execute("t", &data(), &Host::default())
+                    .expect_err("complex");
                 assert!(e.to_string().contains("complex constant 1i"), "{e}");
             }
         }

@@ -161,7 +161,19 @@ pub fn run_check(
     let outcomes: Vec<_> = rendered
         .par_iter()
         .zip(cells.par_iter())
-        .flat_map(|(cell, r)| evaluate(&per_target[r.target], cell, opts))
+        .flat_map(|(cell, r)| {
+            let only = &config.targets[r.target].cells[r.cell].rules;
+            if only.is_empty() {
+                evaluate(&per_target[r.target], cell, opts)
+            } else {
+                let rules: Vec<Arc<Rule>> = per_target[r.target]
+                    .iter()
+                    .filter(|rule| only.iter().any(|p| glob_match(p, &rule.id)))
+                    .cloned()
+                    .collect();
+                evaluate(&rules, cell, opts)
+            }
+        })
         .collect();
 
     let mut sources = Sources::default();

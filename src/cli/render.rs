@@ -18,8 +18,10 @@ use crate::template::{
 
 /// Flags of `stackproof render`.
 #[derive(Args, Debug, Clone)]
-#[command(after_help = "Exit status: 0 on success, 1 when execution fails, 2 when the \
-template does not parse or an input cannot be read.")]
+#[command(
+    after_help = "Exit status: 0 on success, 1 when execution fails, 2 when the \
+template does not parse or an input cannot be read."
+)]
 pub struct RenderArgs {
     /// The template file to execute.
     pub template: PathBuf,

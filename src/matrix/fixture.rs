@@ -33,10 +33,11 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 
 use super::config::{display_path, TargetKind};
+use super::convert::decode_yaml;
 use super::expand::deep_merge;
 use super::manifests::parse_stream;
 use super::model::{
-    Manifest, ManifestsLayer, Origins, Release, ReleaseId, ReleaseValues, RenderError,
+    LazyOrigins, Manifest, ManifestsLayer, Origins, Release, ReleaseId, ReleaseValues, RenderError,
     RenderedCell, StatesLayer, ValuesLayer, VirtualSources,
 };
 use super::render::{RenderRequest, Renderer};
@@ -228,10 +229,16 @@ fn read_list_json(file: &Path, shown: &str) -> Result<StatesLayer, RenderError> 
         .map_err(|e| RenderError::new(format!("cannot read {shown}: {e}")))?;
     // JSON is YAML: the position-keeping reader gives each entry its line.
     let node = yaml::parse_one(&text, Duplicates::LastWins).map_err(|e| {
-        RenderError::new(format!("{shown}: invalid helmfile list output: {}", e.message))
+        RenderError::new(format!(
+            "{shown}: invalid helmfile list output: {}",
+            e.message
+        ))
     })?;
     let listed: Vec<ListedRelease> = yaml::from_node(&node).map_err(|e| {
-        RenderError::new(format!("{shown}: invalid helmfile list output: {}", e.message))
+        RenderError::new(format!(
+            "{shown}: invalid helmfile list output: {}",
+            e.message
+        ))
     })?;
     let mut releases = Vec::new();
     for (i, r) in listed.into_iter().enumerate() {
@@ -402,25 +409,21 @@ fn read_values(
     let shown = show(&f);
     let text = std::fs::read_to_string(&f)
         .map_err(|e| RenderError::new(format!("cannot read {shown}: {e}")))?;
-    let node = yaml::parse_one(&text, Duplicates::LastWins).map_err(|e| {
+    // Values files are read as Helm and Helmfile read them (yaml.v2 typing).
+    let decoded = decode_yaml(&text, &shown, 1).map_err(|e| {
         RenderError::new(format!(
             "{shown}:{}: invalid values: {}",
-            e.pos.map_or(1, |p| p.line),
+            e.line.unwrap_or(1),
             e.message
         ))
     })?;
-    let mut pos = BTreeMap::new();
-    node.collect_positions(&mut "$".to_string(), &mut pos);
-    let mut values = node.to_json();
+    let mut values = decoded.value;
     if values.is_null() {
         values = Json::Object(Default::default());
     }
     Ok(ReleaseValues {
         values,
-        origins: pos
-            .into_iter()
-            .map(|(k, p)| (k, p.location(&shown)))
-            .collect(),
+        origins: LazyOrigins::ready(decoded.origins),
         files: vec![shown],
     })
 }

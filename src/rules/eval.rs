@@ -15,7 +15,7 @@ use super::expr;
 use super::load::Rule;
 use super::model::Layer;
 use super::select::{self, Selection};
-use crate::matrix::model::{RenderError, RenderedCell};
+use crate::matrix::model::{LazyOrigins, RenderError, RenderedCell};
 use crate::report::{Finding, FindingLocation, Outcome, Role, Status};
 
 /// Evaluation settings.
@@ -122,6 +122,9 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
             emit(&mut outcome, f);
         }
     }
+    // With the whole layer gone, assertions that need it would only restate that
+    // (`expected 1 match, found 0`); the failure finding above says it once.
+    let layer_failed = sel.failures.iter().any(|(rel, _)| rel.is_none());
 
     let strict_empty = rule
         .assertions
@@ -176,6 +179,9 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
         allow_empty: rule.allow_empty,
     };
     for built in &rule.assertions {
+        if layer_failed && !built.kind.on_failed_layer {
+            continue;
+        }
         for v in built.assertion.check(&ctx) {
             let f = violation_finding(rule, cell, &sel, v);
             emit(&mut outcome, f);
@@ -228,7 +234,7 @@ fn violation_finding(
     let subject = v.subject.map(|i| &sel.subjects[i]);
     let mut locations = Vec::new();
     if let Some(s) = subject {
-        if let Some(o) = s.origins {
+        if let Some(o) = s.origins.map(LazyOrigins::get) {
             let l = v
                 .path
                 .as_deref()

@@ -12,7 +12,7 @@ use serde_json::Value as Json;
 use super::expr::{self, Expr};
 use super::model::{Layer, Patterns, SelectorSpec};
 use crate::matrix::model::{
-    labels_of, Manifest, Origins, ReleaseId, RenderError, RenderedCell, ResourceRef,
+    labels_of, LazyOrigins, Manifest, ReleaseId, RenderError, RenderedCell, ResourceRef,
 };
 
 /// `*` (any run) and `?` (one character) glob matching over whole strings.
@@ -181,7 +181,7 @@ pub struct Subject<'a> {
     /// The effective namespace: the document's, else its release's.
     pub namespace: String,
     pub doc: &'a Json,
-    pub origins: Option<&'a Origins>,
+    pub origins: Option<&'a LazyOrigins>,
     pub manifest: Option<&'a Manifest>,
 }
 

@@ -121,7 +121,7 @@ impl<'a> Ctx<'a, '_> {
 
     /// The location of a node, for related locations.
     pub fn location_of(&self, subject: usize, path: &str, label: &str) -> Option<FindingLocation> {
-        let o = self.sel.subjects[subject].origins?;
+        let o = self.sel.subjects[subject].origins?.get();
         let l = o.get(path).or_else(|| o.get("$"))?;
         Some(FindingLocation {
             role: Role::Related,
