@@ -68,6 +68,13 @@ fn data() -> Value {
     Value::Map(top)
 }
 
+/// CPU time of this thread in nanoseconds (Linux `schedstat`), so that timings
+/// are not distorted by other processes on a busy machine; `None` elsewhere.
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
 fn main() {
     let text = big_template();
     let lines = text.lines().count();
@@ -78,6 +85,7 @@ fn main() {
     let data = data();
 
     let parse_iters = 50;
+    let cpu0 = cpu_ns();
     let start = Instant::now();
     let mut set = TemplateSet::new("gotpl", reg.clone(), Options::default());
     for _ in 0..parse_iters {
@@ -85,9 +93,13 @@ fn main() {
         set.parse("big.yaml", &text).expect("parses");
     }
     let parse = start.elapsed() / parse_iters;
+    let parse_cpu = cpu0
+        .zip(cpu_ns())
+        .map(|(a, b)| (b - a) as f64 / parse_iters as f64 / 1e6);
 
     let out = set.execute("big.yaml", &data, &host).expect("renders");
     let exec_iters = 100;
+    let cpu0 = cpu_ns();
     let start = Instant::now();
     let mut total = 0;
     for _ in 0..exec_iters {
@@ -97,12 +109,24 @@ fn main() {
             .len();
     }
     let exec = start.elapsed() / exec_iters;
+    let exec_cpu = cpu0
+        .zip(cpu_ns())
+        .map(|(a, b)| (b - a) as f64 / exec_iters as f64 / 1e6);
     assert!(total > 0);
     println!(
         "template: {lines} source lines, {} output lines, {} output bytes",
         out.lines().count(),
         out.len()
     );
-    println!("parse:   {:>9.3} ms per parse", parse.as_secs_f64() * 1e3);
-    println!("execute: {:>9.3} ms per render", exec.as_secs_f64() * 1e3);
+    let cpu = |c: Option<f64>| c.map(|c| format!(", {c:.3} ms CPU")).unwrap_or_default();
+    println!(
+        "parse:   {:>9.3} ms wall{} per parse",
+        parse.as_secs_f64() * 1e3,
+        cpu(parse_cpu)
+    );
+    println!(
+        "execute: {:>9.3} ms wall{} per render",
+        exec.as_secs_f64() * 1e3,
+        cpu(exec_cpu)
+    );
 }

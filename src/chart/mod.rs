@@ -4,12 +4,14 @@
 pub mod capabilities;
 pub mod coalesce;
 pub mod error;
+pub mod errors;
 pub mod glob;
 pub mod ignore;
 pub mod loader;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;
+pub mod render;
 pub mod schema;
 pub mod semver;
 pub mod strvals;

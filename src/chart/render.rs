@@ -228,7 +228,8 @@ fn sort_templates(r: &mut [Renderable]) {
     r.sort_by(|a, b| {
         let ca = a.name.matches('/').count();
         let cb = b.name.matches('/').count();
-        cb.cmp(&ca).then_with(|| b.name.as_bytes().cmp(a.name.as_bytes()))
+        cb.cmp(&ca)
+            .then_with(|| b.name.as_bytes().cmp(a.name.as_bytes()))
     });
 }
 
@@ -264,7 +265,11 @@ fn template_set(
         .get_or_init(|| Arc::new(SetCache::default()) as Arc<dyn std::any::Any + Send + Sync>)
         .clone();
     let cache = cache.downcast_ref::<SetCache>();
-    let key: String = tpls.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join("\n");
+    let key: String = tpls
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
     if let Some(c) = cache {
         if let Ok(map) = c.lock() {
             if let Some(s) = map.get(&(helm, key.clone())) {
@@ -276,7 +281,11 @@ fn template_set(
         HelmVersion::V3 => LanguageLevel::Go122,
         HelmVersion::V4 => LanguageLevel::Go127,
     };
-    let mut set = TemplateSet::new("gotpl", registry(helm), Options::new(level, MissingKey::Zero));
+    let mut set = TemplateSet::new(
+        "gotpl",
+        registry(helm),
+        Options::new(level, MissingKey::Zero),
+    );
     for t in tpls {
         if let Err(e) = set.parse_source(&t.name, t.source.clone()) {
             let mut err = ChartError::render(errors::parse_error(&t.name, &e));
@@ -342,9 +351,10 @@ pub fn render_path(path: &Path, opts: &RenderOptions, vfs: &Vfs) -> Result<Rende
 fn version_load_error(helm: HelmVersion, mut e: ChartError) -> ChartError {
     if helm == HelmVersion::V4 {
         for s in ["Metadata.", "Dependency.", "Maintainer."] {
-            e.message = e
-                .message
-                .replace(&format!("into Go struct field {s}"), "into Go struct field .");
+            e.message = e.message.replace(
+                &format!("into Go struct field {s}"),
+                "into Go struct field .",
+            );
         }
     }
     e
@@ -490,7 +500,10 @@ pub fn render_with_values(
             kind: m.head.kind.clone(),
             api_version: m.head.api_version.clone(),
             name: m.head.name.clone(),
-            key_lines: key_lines(&m.content, sources.get(m.path.as_str()).copied().unwrap_or("")),
+            key_lines: key_lines(
+                &m.content,
+                sources.get(m.path.as_str()).copied().unwrap_or(""),
+            ),
             content: m.content.clone(),
             hook: m.hook_events.clone(),
             index_in_file: m.index_in_file,

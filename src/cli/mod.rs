@@ -7,6 +7,7 @@ pub mod render;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod helmfile;
 pub mod rules_cmd;
 pub mod schema;
 
@@ -30,6 +31,8 @@ pub enum Command {
     Rules(rules_cmd::RulesArgs),
     /// Execute one Go template file with data and print the output.
     Render(render::RenderArgs),
+    /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
+    Helmfile(Box<helmfile::HelmfileArgs>),
 }
 
 /// Runs the command line and returns the process exit code.
@@ -51,5 +54,6 @@ pub fn main() -> i32 {
         Command::Schema(args) => schema::run(&args),
         Command::Rules(args) => rules_cmd::run(&args),
         Command::Render(args) => render::run(&args),
+        Command::Helmfile(args) => helmfile::run(*args),
     }
 }

@@ -2,8 +2,9 @@
 //! `get_or_nil.go`), registered over Sprig's.
 //!
 //! They differ from Helm's in ways charts notice: `get` is path based
-//! (`get "a.b" [default] obj`) and shadows Sprig's (kept as `sprigGet`), `toYaml`
-//! keeps the trailing newline, `required` also rejects `""`, `tpl` renders in a fresh
+//! (`get "a.b" [default] obj`) and shadows Sprig's (kept as `sprigGet`), `required`
+//! also rejects `""` (`toYaml`/`fromYaml` are the yaml.v2 ones of the YAML family,
+//! registered with them), `tpl` renders in a fresh
 //! template set, and file functions resolve against the state (or values) file's
 //! directory. File access goes through the host's [`Vfs`](crate::source::Vfs) so
 //! overlay files are visible, and is confined to the host's `confine_to` directory.
@@ -13,7 +14,6 @@
 
 use std::path::PathBuf;
 
-use crate::helmfile::seams;
 use crate::template::{
     CallCtx, FuncDef, FuncError, FuncResult, Host, Kind, List, Map, Registry, Ty, Value,
 };
@@ -47,8 +47,6 @@ static FUNCS: &[FuncDef] = &[
     FuncDef::ctx("readFile", &[Ty::String], None, read_file),
     FuncDef::ctx("readDir", &[Ty::String], None, read_dir),
     FuncDef::ctx("readDirEntries", &[Ty::String], None, read_dir_entries),
-    FuncDef::plain("toYaml", &[Ty::Any], to_yaml),
-    FuncDef::plain("fromYaml", &[Ty::String], from_yaml),
     FuncDef::plain(
         "setValueAtPath",
         &[Ty::String, Ty::Any, Ty::Map],
@@ -319,18 +317,6 @@ fn env_exec(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
         &arg(args, 2),
         args.get(3),
     )
-}
-
-fn to_yaml(args: &[Value]) -> FuncResult {
-    seams::encode_yaml(&arg(args, 0))
-        .map(Value::str)
-        .map_err(|e| FuncError::call(e.0))
-}
-
-fn from_yaml(args: &[Value]) -> FuncResult {
-    let text = str_arg(args, 0);
-    seams::decode_values(&text)
-        .map_err(|e| FuncError::call(format!("{}, offending yaml: {text}", e.0)))
 }
 
 fn set_value_at_path(args: &[Value]) -> FuncResult {

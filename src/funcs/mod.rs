@@ -8,11 +8,37 @@
 //! line in the builders below.
 
 pub mod codec;
-pub mod control;
-pub mod helmfile;
+
+// Sprig families.
+pub mod certs;
+pub mod conversion;
+pub mod crypto;
+pub mod dates;
+pub mod defaults;
+pub mod dicts;
+pub mod encoding;
+pub mod env;
 pub mod json;
+pub mod lists;
+pub mod math;
+pub mod network;
+pub mod paths;
+pub mod random;
+pub mod reflection;
+pub mod regex;
+pub mod semver;
+pub mod strings;
+#[cfg(test)]
+mod testing;
+pub mod url;
+
+// Helm's additions.
+pub mod control;
 pub mod toml;
 pub mod yaml;
+
+// Helmfile's additions.
+pub mod helmfile;
 
 use crate::template::Registry;
 
@@ -27,32 +53,77 @@ pub enum Flavor {
     Helmfile,
 }
 
-/// Every Sprig family, in registration order.
-fn sprig(r: &mut Registry) {
+/// Sprig, every family, in registration order, with the dependency versions the
+/// imitated program pins (Helm 3: Sprig 3.2.3 + mergo 0.3.13; Helmfile: Sprig 3.2.3 +
+/// mergo 0.3.16; Helm 4: Sprig 3.3.0).
+fn sprig(r: &mut Registry, flavor: Flavor) {
+    r.register(strings::FUNCS);
+    r.register(conversion::FUNCS);
+    r.register(math::FUNCS);
+    r.register(lists::FUNCS);
+    r.register(dicts::FUNCS);
+    r.register(defaults::FUNCS);
+    r.register(reflection::FUNCS);
+    r.register(paths::FUNCS);
+    r.register(regex::FUNCS);
+    r.register(url::FUNCS);
     r.register(json::SPRIG_FUNCS);
+    r.register(dates::FUNCS);
+    r.register(encoding::FUNCS);
+    r.register(crypto::FUNCS);
+    r.register(certs::FUNCS);
+    r.register(random::FUNCS);
+    r.register(network::FUNCS);
+    r.register(env::FUNCS);
+    match flavor {
+        Flavor::Helm3 => {
+            r.register(strings::FUNCS_SPRIG_3_2);
+            r.register(dicts::FUNCS_MERGO_0_3_13);
+            r.register(semver::FUNCS_SEMVER_3_2);
+        }
+        Flavor::Helmfile => {
+            r.register(strings::FUNCS_SPRIG_3_2);
+            r.register(dicts::FUNCS_MERGO_0_3_16);
+            r.register(semver::FUNCS_SEMVER_3_2);
+        }
+        Flavor::Helm4 => {
+            r.register(strings::FUNCS_SPRIG_3_3);
+            r.register(dicts::FUNCS_MERGO_0_3_16);
+            r.register(semver::FUNCS_SEMVER_3_5);
+            sprig_helm4(r);
+        }
+    }
+}
+
+/// What Helm 4 adds or changes: Sprig 3.3.0 additions and newer Go behaviour.
+fn sprig_helm4(r: &mut Registry) {
+    r.register(crypto::FUNCS_SPRIG_3_3);
+    r.register(certs::FUNCS_GO125);
+    r.register(dates::FUNCS_HELM4);
 }
 
 /// The functions Helm templates see.
 pub fn helm_registry(flavor: Flavor) -> Registry {
     let mut r = Registry::new();
-    sprig(&mut r);
+    sprig(&mut r, flavor);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
     // Helm's own functions, registered over Sprig's of the same name.
     match flavor {
-        Flavor::Helm4 => r.register(json::HELM4_FUNCS),
-        _ => r.register(json::HELM_FUNCS),
-    };
-    match flavor {
-        Flavor::Helm3 => r.register(control::HELM3),
-        Flavor::Helm4 => r.register(control::HELM4),
-        Flavor::Helmfile => &mut r,
-    };
-    r.register(yaml::HELM_FUNCS);
-    r.register(toml::HELM_FUNCS);
-    if flavor == Flavor::Helm4 {
-        r.register(yaml::HELM4_FUNCS);
-        r.register(toml::HELM4_FUNCS);
+        Flavor::Helm4 => {
+            r.register(json::HELM4_FUNCS);
+            r.register(control::HELM4);
+            r.register(yaml::HELM_FUNCS);
+            r.register(yaml::HELM4_FUNCS);
+            r.register(toml::HELM_FUNCS);
+            r.register(toml::HELM4_FUNCS);
+        }
+        _ => {
+            r.register(json::HELM_FUNCS);
+            r.register(control::HELM3);
+            r.register(yaml::HELM_FUNCS);
+            r.register(toml::HELM_FUNCS);
+        }
     }
     r
 }
@@ -60,7 +131,7 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 /// The functions Helmfile state and values templates see.
 pub fn helmfile_registry() -> Registry {
     let mut r = Registry::new();
-    sprig(&mut r);
+    sprig(&mut r, Flavor::Helmfile);
     r.register(yaml::HELMFILE_FUNCS);
     helmfile::register(&mut r);
     r

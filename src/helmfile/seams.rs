@@ -5,7 +5,11 @@
 
 use std::path::PathBuf;
 
+use std::sync::Arc;
+
 use super::ynode::YNode;
+use crate::funcs::codec::yaml;
+use crate::source::SourceFile;
 use crate::template::{Host, Registry, Value};
 
 /// Go's `missingkey` option.
@@ -26,7 +30,7 @@ pub struct TemplateCall<'a> {
     pub text: &'a str,
     pub data: &'a Value,
     pub missing_key: MissingKey,
-    pub registry: &'a Registry,
+    pub registry: &'a Arc<Registry>,
     pub host: &'a Host,
 }
 
@@ -38,24 +42,43 @@ pub struct TemplateFailure {
     pub error: Box<crate::template::Error>,
 }
 
-/// Executes a template call with the crate's Go template engine.
+/// Executes a template call with the crate's Go template engine: Go's
+/// `template.New(name)`, each helper parsed into it, then the text, then `Execute`.
 pub fn execute_template(call: &TemplateCall<'_>) -> Result<String, TemplateFailure> {
-    let _ = (
+    use crate::template::{LanguageLevel, Options, TemplateSet};
+    let missing = match call.missing_key {
+        MissingKey::Zero => crate::template::MissingKey::Zero,
+        MissingKey::Error => crate::template::MissingKey::Error,
+    };
+    let mut set = TemplateSet::new(
         call.name,
-        call.helpers,
-        call.text,
-        call.data,
-        call.missing_key,
-        call.registry,
-        call.host,
+        call.registry.clone(),
+        Options::new(LanguageLevel::Go122, missing),
     );
-    Err(TemplateFailure {
-        partial: None,
-        error: Box::new(crate::template::Error::new(
-            crate::template::ErrorKind::Exec,
-            "the Go template engine is not available in this build yet",
-        )),
-    })
+    for (file, text) in call.helpers {
+        if let Err(e) = set.parse_source(call.name, SourceFile::new(file.as_str(), text.as_str())) {
+            let mut wrapped = e.clone();
+            wrapped.message = format!("failed to parse helper template {file}: {}", e.message);
+            return Err(TemplateFailure {
+                partial: None,
+                error: Box::new(wrapped),
+            });
+        }
+    }
+    if let Err(e) = set.parse_source(call.name, SourceFile::new(call.name, call.text)) {
+        return Err(TemplateFailure {
+            partial: None,
+            error: Box::new(e),
+        });
+    }
+    let mut out = String::new();
+    match set.execute_into(call.name, call.data, call.host, &mut out) {
+        Ok(()) => Ok(out),
+        Err(e) => Err(TemplateFailure {
+            partial: Some(out),
+            error: Box::new(e),
+        }),
+    }
 }
 
 /// A YAML problem, with yaml.v2's message text.
@@ -70,29 +93,59 @@ impl std::fmt::Display for YamlError {
 
 /// Splits a rendered state part into YAML documents and decodes each to a node tree
 /// (anchors, aliases and `<<` merges resolved). `strict` adds yaml.v2's duplicate-key
-/// checks (`key "a" already set in map`, including keys set by a merge).
-pub fn parse_state_documents(text: &str, strict: bool) -> Result<Vec<YNode>, YamlError> {
-    let _ = (text, strict);
-    Err(YamlError(
-        "the yaml.v2 codec is not available in this build yet".to_string(),
-    ))
+/// checks (`key "a" already set in map`, including keys set by a merge). A failure
+/// names the 1-based index of the document it happened in.
+pub fn parse_state_documents(text: &str, strict: bool) -> Result<Vec<YNode>, (usize, YamlError)> {
+    let opts = yaml::DecodeOptions {
+        mode: yaml::Mode::V2,
+        strict,
+    };
+    let docs = yaml::decode_documents(text, &opts)
+        .map_err(|e| (document_index(text, e.line), YamlError(e.message)))?;
+    // Lines and scalar source texts come from the first document's spans; later
+    // documents of one part are rare and get none.
+    let spans = yaml::decode_with_spans(text, &opts).ok().map(|(_, s)| s);
+    Ok(docs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let sp = if i == 0 { spans.as_ref() } else { None };
+            YNode::from_decoded(v, sp, text)
+        })
+        .collect())
+}
+
+/// The 1-based index of the document containing `line` (counting `---` markers).
+fn document_index(text: &str, line: Option<usize>) -> usize {
+    let Some(line) = line else { return 1 };
+    let mut idx = 1;
+    let mut seen_content = false;
+    for (i, l) in text.lines().enumerate() {
+        if i + 1 >= line {
+            break;
+        }
+        let is_marker = l == "---" || l.starts_with("--- ");
+        if is_marker {
+            if seen_content {
+                idx += 1;
+            }
+            seen_content = true;
+        } else if !l.trim().is_empty() && !l.trim_start().starts_with('#') {
+            seen_content = true;
+        }
+    }
+    idx
 }
 
 /// `yaml.Unmarshal(bytes, &map[string]any{})` (yaml.v2) followed by Helmfile's
 /// `CastKeysToStrings`.
 pub fn decode_values(text: &str) -> Result<Value, YamlError> {
-    let _ = text;
-    Err(YamlError(
-        "the yaml.v2 codec is not available in this build yet".to_string(),
-    ))
+    yaml::decode(text, &yaml::DecodeOptions::HELMFILE_MAP).map_err(|e| YamlError(e.message))
 }
 
 /// `yaml.Marshal(v)` (yaml.v2), including the final newline.
 pub fn encode_yaml(v: &Value) -> Result<String, YamlError> {
-    let _ = v;
-    Err(YamlError(
-        "the yaml.v2 codec is not available in this build yet".to_string(),
-    ))
+    yaml::encode_v2(v).map_err(|e| YamlError(e.message))
 }
 
 /// What `helm template` needs for one release.
@@ -107,14 +160,118 @@ pub struct ChartCall {
     pub values_files: Vec<(String, Vec<u8>)>,
     /// `--set` arguments in order.
     pub set: Vec<String>,
+    /// `--set-file` arguments in order.
+    pub set_file: Vec<String>,
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
     pub include_crds: bool,
     pub skip_tests: bool,
+    /// Where remote dependencies missing from `charts/` are looked up.
+    pub dependency_sources: super::charts::ChartSources,
+    pub vfs: crate::source::Vfs,
+    /// Seed for the chart's random functions.
+    pub seed: u64,
 }
 
 /// Renders a chart the way `helm template` (v3.15) prints it, returning stdout.
 pub fn render_chart(call: &ChartCall) -> Result<String, String> {
-    let _ = call;
-    Err("Helm chart rendering is not available in this build yet".to_string())
+    use crate::chart::render::{render, RenderOptions};
+    use crate::chart::values::{ValueOptions, ValuesSource};
+    use crate::chart::Chart;
+    let loaded = Chart::load(&call.chart_dir, &call.vfs).map_err(|e| e.message)?;
+    let chart = complete_chart(&loaded, call)?;
+    let opts = RenderOptions {
+        release_name: call.release_name.clone(),
+        namespace: if call.namespace.is_empty() {
+            "default".to_string()
+        } else {
+            call.namespace.clone()
+        },
+        values: ValueOptions {
+            files: call
+                .values_files
+                .iter()
+                .map(|(name, bytes)| ValuesSource::Text {
+                    name: name.clone(),
+                    text: String::from_utf8_lossy(bytes).into_owned(),
+                })
+                .collect(),
+            set: call.set.clone(),
+            set_file: call.set_file.clone(),
+            ..ValueOptions::default()
+        },
+        kube_version: call.kube_version.clone(),
+        api_versions: call.api_versions.clone(),
+        include_crds: call.include_crds,
+        skip_tests: call.skip_tests,
+        seed: call.seed,
+        ..RenderOptions::default()
+    };
+    let rendered = render(&chart, &opts, &call.vfs).map_err(|e| format!("Error: {}", e.message))?;
+    rendered
+        .helm_output()
+        .map_err(|e| format!("Error: {}", e.message))
+}
+
+/// The chart as `helm template` would see it after Helmfile's preparation: the
+/// pinned version stamped in, and remote dependencies that `charts/` lacks taken
+/// from the chart sources (the version its `Chart.lock` pins, else the exact
+/// version it asks for).
+fn complete_chart(
+    chart: &Arc<crate::chart::Chart>,
+    call: &ChartCall,
+) -> Result<Arc<crate::chart::Chart>, String> {
+    let mut deps = chart.dependencies.clone();
+    let mut changed = false;
+    if let Some(reqs) = &chart.metadata.dependencies {
+        for r in reqs {
+            if deps.iter().any(|d| d.name() == r.name) || r.repository.starts_with("file://") {
+                continue;
+            }
+            let locked = chart
+                .lock
+                .as_ref()
+                .and_then(|l| l.get("dependencies"))
+                .and_then(|d| {
+                    d.as_list().and_then(|items| {
+                        items.iter().find_map(|it| {
+                            (it.get("name").and_then(|n| n.as_str().map(str::to_string))
+                                == Some(r.name.clone()))
+                            .then(|| {
+                                it.get("version")
+                                    .and_then(|v| v.as_str().map(str::to_string))
+                            })
+                            .flatten()
+                        })
+                    })
+                })
+                .unwrap_or_else(|| r.version.clone());
+            let Some(found) = call.dependency_sources.find(&call.vfs, &r.name, &locked) else {
+                continue;
+            };
+            let sub = crate::chart::Chart::load(&found.dir, &call.vfs).map_err(|e| e.message)?;
+            deps.push(sub);
+            changed = true;
+        }
+    }
+    if !changed && call.version_override.is_none() {
+        return Ok(chart.clone());
+    }
+    deps.sort_by(|a, b| a.name().cmp(b.name()));
+    let mut metadata = chart.metadata.clone();
+    if let Some(v) = &call.version_override {
+        metadata.version = v.clone();
+    }
+    Ok(Arc::new(crate::chart::Chart {
+        metadata,
+        lock: chart.lock.clone(),
+        templates: chart.templates.clone(),
+        files: chart.files.clone(),
+        values: chart.values.clone(),
+        values_file: chart.values_file.clone(),
+        schema: chart.schema.clone(),
+        dependencies: deps,
+        origin: chart.origin.clone(),
+        cache: std::sync::OnceLock::new(),
+    }))
 }

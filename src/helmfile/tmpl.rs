@@ -7,9 +7,11 @@
 //! `readDir`, `readDirEntries` return empty results); the final pass uses
 //! `missingkey=error`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
 
 use super::paths;
 use super::seams::{self, MissingKey, TemplateCall, TemplateFailure};
@@ -27,7 +29,12 @@ pub struct RenderEnv {
     /// File functions refuse paths outside this directory (`None`: no limit).
     pub confine_to: Option<PathBuf>,
     pub seed: u64,
+    /// `_*.tpl` helper files per directory, read once per render.
+    pub helper_cache: HelperCache,
 }
+
+/// Helper files per directory (`(name, text)` pairs).
+pub type HelperCache = Arc<Mutex<HashMap<PathBuf, Arc<Vec<(String, String)>>>>>;
 
 impl Default for RenderEnv {
     fn default() -> Self {
@@ -37,6 +44,7 @@ impl Default for RenderEnv {
             allow_exec: false,
             confine_to: None,
             seed: 0,
+            helper_cache: HelperCache::default(),
         }
     }
 }
@@ -53,17 +61,17 @@ pub struct Context<'a> {
     pub pre_render: bool,
 }
 
-fn final_registry() -> &'static Registry {
-    static R: OnceLock<Registry> = OnceLock::new();
-    R.get_or_init(crate::funcs::helmfile_registry)
+fn final_registry() -> &'static Arc<Registry> {
+    static R: OnceLock<Arc<Registry>> = OnceLock::new();
+    R.get_or_init(|| Arc::new(crate::funcs::helmfile_registry()))
 }
 
-fn first_pass_registry() -> &'static Registry {
-    static R: OnceLock<Registry> = OnceLock::new();
+fn first_pass_registry() -> &'static Arc<Registry> {
+    static R: OnceLock<Arc<Registry>> = OnceLock::new();
     R.get_or_init(|| {
         let mut r = crate::funcs::helmfile_registry();
         crate::funcs::helmfile::register_first_pass(&mut r);
-        r
+        Arc::new(r)
     })
 }
 
@@ -93,9 +101,13 @@ impl<'a> Context<'a> {
     }
 
     /// The `_*.tpl` files of the base directory, named as Helmfile names them.
-    pub fn helpers(&self) -> Vec<(String, String)> {
+    pub fn helpers(&self) -> Arc<Vec<(String, String)>> {
+        let dir = self.base_dir();
+        if let Some(h) = self.renv.helper_cache.lock().get(&dir) {
+            return h.clone();
+        }
         let pattern = paths::join(&[&self.base_path, "_*.tpl"]);
-        paths::glob(&self.renv.vfs, &self.cwd, &pattern)
+        let found: Vec<(String, String)> = paths::glob(&self.renv.vfs, &self.cwd, &pattern)
             .into_iter()
             .filter_map(|name| {
                 let text = self
@@ -105,12 +117,20 @@ impl<'a> Context<'a> {
                     .ok()?;
                 Some((name, text))
             })
-            .collect()
+            .collect();
+        let found = Arc::new(found);
+        self.renv.helper_cache.lock().insert(dir, found.clone());
+        found
     }
 
     /// Renders `text` with `data` (Helmfile's `RenderTemplateToBuffer`).
     pub fn render(&self, text: &str, data: &Value) -> Result<String, TemplateFailure> {
         let helpers = self.helpers();
+        // Text without actions renders as itself unless helper files could have
+        // given the template a body (Helmfile's helper-file behaviour).
+        if helpers.is_empty() && !text.contains("{{") {
+            return Ok(text.to_string());
+        }
         let host = self.host();
         let registry = if self.pre_render {
             first_pass_registry()
@@ -147,6 +167,7 @@ pub fn render_for_tpl(
         allow_exec: host.allow_exec,
         confine_to: host.confine_to.clone(),
         seed: host.next_u64(),
+        helper_cache: HelperCache::default(),
     };
     let base = host.base_dir.display().to_string();
     let ctx = Context::new(&renv, &base, &host.base_dir, pre_render);

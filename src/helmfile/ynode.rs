@@ -8,7 +8,67 @@
 //! values: the source text of scalars (a `version: 1.10` field is the string
 //! `"1.10"`, not the float), their resolved tag, and lines.
 
+use crate::funcs::codec::yaml::{PathSeg, SpanMap};
 use crate::template::{List, Map, Value};
+
+fn line_of(text: &str, offset: usize) -> usize {
+    crate::source::line_col(text, offset).0
+}
+
+fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>) -> YNode {
+    let here = spans.and_then(|s| s.get(path.as_slice())).copied();
+    let line = here.map_or(0, |s| line_of(text, s.value.start as usize));
+    let kind = match v {
+        Value::Nil => YKind::Null,
+        Value::List(l) => YKind::Seq(
+            l.iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    path.push(PathSeg::Index(i));
+                    let n = build(x, spans, text, path);
+                    path.pop();
+                    n
+                })
+                .collect(),
+        ),
+        Value::Map(m) => YKind::Map(
+            m.entries()
+                .iter()
+                .map(|(k, x)| {
+                    path.push(PathSeg::Key(k.clone()));
+                    let key_line = spans
+                        .and_then(|s| s.get(path.as_slice()))
+                        .and_then(|s| s.key)
+                        .map_or(0, |k| line_of(text, k.start as usize));
+                    let n = build(x, spans, text, path);
+                    path.pop();
+                    (
+                        YKey {
+                            text: k.clone(),
+                            line: key_line,
+                        },
+                        n,
+                    )
+                })
+                .collect(),
+        ),
+        other => {
+            let mut node = YNode::from_value(other);
+            if let (YKind::Scalar(s), Some(sp)) = (&mut node.kind, here) {
+                if !matches!(other, Value::String(_)) {
+                    if let Some(src) = text.get(sp.value.range()) {
+                        let t = src.trim();
+                        if !t.is_empty() && !t.starts_with(['"', '\'', '!', '&', '*']) {
+                            s.text = t.to_string();
+                        }
+                    }
+                }
+            }
+            node.kind
+        }
+    };
+    YNode { line, kind }
+}
 
 /// A resolved YAML node.
 #[derive(Clone, Debug)]
@@ -92,6 +152,13 @@ impl YNode {
             YKind::Map(m) => Some(m),
             _ => None,
         }
+    }
+
+    /// Builds a node tree from a decoded document and, when known, the spans of its
+    /// values (for lines and the source text of scalars).
+    pub fn from_decoded(v: &Value, spans: Option<&SpanMap>, text: &str) -> YNode {
+        let mut path = Vec::new();
+        build(v, spans, text, &mut path)
     }
 
     /// Builds a node tree from a plain value (no lines), for hosts and tests.

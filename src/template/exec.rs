@@ -843,26 +843,31 @@ impl<'s> State<'s> {
         Ok(())
     }
 
-    /// Evaluates arguments for a call with `params` fixed parameter types and an
-    /// optional variadic type, appending the pipeline's final value.
+    /// Evaluates arguments for a call with `nparams` fixed parameters (typed by
+    /// `param`) and an optional variadic type, appending the pipeline's final value.
     fn eval_args(
         &mut self,
         dot: &Val,
-        params: &[ArgTy],
+        nparams: usize,
+        param: &dyn Fn(usize) -> ArgTy,
         variadic: Option<ArgTy>,
         args: &[NodeId],
         fin: Option<Val>,
     ) -> EResult<Vec<Val>> {
         let num_in = args.len() + usize::from(fin.is_some());
         let num_fixed = if variadic.is_some() {
-            params.len()
+            nparams
         } else {
             args.len()
         };
         let mut argv = Vec::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {
-            let t = params.get(i).copied().unwrap_or(ArgTy::Ty(Ty::Any));
+            let t = if i < nparams {
+                param(i)
+            } else {
+                ArgTy::Ty(Ty::Any)
+            };
             argv.push(self.eval_arg(dot, t, args[i])?);
             i += 1;
         }
@@ -875,13 +880,14 @@ impl<'s> State<'s> {
         if let Some(f) = fin {
             let t = match variadic {
                 Some(rest) => {
-                    if num_in - 1 < num_fixed {
-                        params.get(num_in - 1).copied().unwrap_or(rest)
+                    if num_in - 1 < num_fixed && num_in - 1 < nparams {
+                        param(num_in - 1)
                     } else {
                         rest
                     }
                 }
-                None => params.last().copied().unwrap_or(ArgTy::Ty(Ty::Any)),
+                None if nparams > 0 => param(nparams - 1),
+                None => ArgTy::Ty(Ty::Any),
             };
             argv.push(self.validate(f, t)?);
         }
@@ -897,7 +903,7 @@ impl<'s> State<'s> {
         args: &[NodeId],
         fin: Option<Val>,
     ) -> EResult<Val> {
-        let params: Vec<ArgTy> = def.sig.params.iter().map(|t| ArgTy::Ty(*t)).collect();
+        let params = def.sig.params;
         self.check_arity(
             name,
             params.len(),
@@ -906,8 +912,9 @@ impl<'s> State<'s> {
             fin.is_some(),
         )?;
         let variadic = def.sig.variadic.map(ArgTy::Ty);
+        let param = |i: usize| ArgTy::Ty(params[i]);
         let argv: Vec<Value> = self
-            .eval_args(dot, &params, variadic, args, fin)?
+            .eval_args(dot, params.len(), &param, variadic, args, fin)?
             .into_iter()
             .map(|v| v.v)
             .collect();
@@ -978,7 +985,8 @@ impl<'s> State<'s> {
         } else {
             None
         };
-        let argv = self.eval_args(dot, params, variadic, args, fin)?;
+        let param = |i: usize| params[i];
+        let argv = self.eval_args(dot, params.len(), &param, variadic, args, fin)?;
         let level = self.set.options().level;
         match builtins::call(b, &argv, level, callee.as_deref()) {
             Ok(v) => Ok(v),

@@ -260,6 +260,33 @@ pub trait Engine {
     fn counters(&mut self) -> &mut HashMap<String, usize>;
 }
 
+/// An [`Engine`] with no templates, for calling context functions outside a render
+/// (unit tests, host code): `include` and `tpl` fail, counters work.
+#[derive(Default, Debug)]
+pub struct NullEngine {
+    counters: HashMap<String, usize>,
+}
+
+impl Engine for NullEngine {
+    fn include(&mut self, name: &str, _: &Value) -> Result<String, FuncError> {
+        Err(FuncError::call(format!(
+            "no template {name:?}: not rendering"
+        )))
+    }
+
+    fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
+        Err(FuncError::call("tpl: not rendering"))
+    }
+
+    fn current_template(&self) -> String {
+        String::new()
+    }
+
+    fn counters(&mut self) -> &mut HashMap<String, usize> {
+        &mut self.counters
+    }
+}
+
 /// What a context function receives.
 pub struct CallCtx<'a> {
     pub engine: &'a mut dyn Engine,

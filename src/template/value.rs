@@ -110,6 +110,9 @@ pub enum ListType {
     Interface,
     /// `[]string`
     String,
+    /// Any other slice type, by its Go name (`[]int` from Sprig `until`,
+    /// `[][]interface {}` from `chunk`); elements keep their own types.
+    Named(&'static str),
 }
 
 impl ListType {
@@ -117,6 +120,7 @@ impl ListType {
         match self {
             ListType::Interface => "[]interface {}",
             ListType::String => "[]string",
+            ListType::Named(n) => n,
         }
     }
 }

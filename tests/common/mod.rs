@@ -42,7 +42,7 @@ pub fn parse_fixture(name: &str, text: &str) -> Fixture {
     };
     let mut section: Option<(String, String)> = None;
     let mut body = String::new();
-    let mut flush = |section: &Option<(String, String)>, body: &mut String, fx: &mut Fixture| {
+    let flush = |section: &Option<(String, String)>, body: &mut String, fx: &mut Fixture| {
         if let Some((kind, arg)) = section {
             let text = std::mem::take(body);
             match kind.as_str() {
@@ -142,6 +142,7 @@ pub fn run_fixture(fx: &Fixture) -> Result<String, (String, String)> {
 }
 
 /// Like [`run_fixture`], keeping the structured error.
+#[allow(clippy::result_large_err)]
 pub fn run_fixture_full(fx: &Fixture) -> Result<String, stackproof::template::Error> {
     let mut reg = Registry::new();
     reg.register(if fx.level == LanguageLevel::Go122 {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates expected/<case>/ for every line of cases.txt with the real helmfile
+# (0.166.0) and helm (3.15.3) found on PATH. Writes stdout, rc, the error message
+# (stderr without progress and warning lines) and, for write-values, the values files.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export HELM_CONFIG_HOME=$scratch/config HELM_CACHE_HOME=$scratch/cache HELM_DATA_HOME=$scratch/data HELMFILE_CACHE_HOME=$scratch/hfcache
+helmfile --version | grep -q 0.166.0 || { echo "need helmfile 0.166.0 on PATH" >&2; exit 2; }
+progress='^(Building dependency|Templating release=|Writing values file|Adding repo|Pulling |Saving |Deleting outdated|Hang tight|Update Complete|\.\.\.Successfully)'
+warning='^(WARNING: |skipping missing |no matches for path: |warn: )'
+rm -rf "$here/expected"
+grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name dir envs args; do
+  [ -n "$name" ] || continue
+  out="$here/expected/$name"; mkdir -p "$out"
+  extra=()
+  case " $args " in *" write-values "*) extra=(--output-file-template "$scratch/wv-$name/{{ .Release.Name }}.yaml") ;; esac
+  # shellcheck disable=SC2086
+  (cd "$here/$dir" && env ${envs//,/ } helmfile $args "${extra[@]}" >"$out/stdout" 2>"$scratch/stderr"; echo $? >"$out/rc")
+  grep -Ev "$progress" "$scratch/stderr" | grep -Ev "$warning" >"$out/error" || true
+  [ -s "$out/error" ] || rm -f "$out/error"
+  if [ -d "$scratch/wv-$name" ]; then mkdir -p "$out/values" && cp "$scratch/wv-$name"/*.yaml "$out/values/"; fi
+  echo "$name: rc=$(cat "$out/rc")"
+done

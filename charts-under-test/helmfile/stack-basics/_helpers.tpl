@@ -1,0 +1,3 @@
+{{- define "greet" -}}
+hello {{ . }}
+{{- end -}}

@@ -1,0 +1,791 @@
+//! Sprig's `semver` and `semverCompare`, i.e. Masterminds/semver v3: version parsing,
+//! the constraint language (`>= <= != ~ ^ x * - ||`, comma or space for "and") and
+//! the `*semver.Version` object templates can call methods on.
+//!
+//! The library defines its grammar with Go regular expressions (including an empty
+//! alternative among the operators and `|` inside character classes), so they are
+//! used here verbatim through the Go-compatible regex engine of this crate rather
+//! than re-derived by hand. Helm 3 and Helmfile use v3.2.1; Helm 4 uses v3.5.0, where
+//! error texts are lower-case and a prerelease version may satisfy every constraint
+//! of an "and" group as soon as one of them names a prerelease (`>=1.20.0-0 <1.21.0`
+//! accepts `1.20.5-rc.1` only in v3.5), and `!=` also refuses prereleases.
+
+use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
+
+use super::conversion::arg_str;
+use super::regex::GoRegex;
+use crate::template::fmt::quote as go_quote;
+use crate::template::{FuncDef, FuncError, FuncResult, Kind, Object, Ty, UintType, Value};
+
+/// Sprig 3.2.3 / semver v3.2.1 (Helm 3, Helmfile).
+pub static FUNCS_SEMVER_3_2: &[FuncDef] = &[
+    FuncDef::plain("semver", &[Ty::String], semver_3_2),
+    FuncDef::plain(
+        "semverCompare",
+        &[Ty::String, Ty::String],
+        semver_compare_3_2,
+    ),
+];
+
+/// Sprig 3.3.0 / semver v3.5.0 (Helm 4).
+pub static FUNCS_SEMVER_3_5: &[FuncDef] = &[
+    FuncDef::plain("semver", &[Ty::String], semver_3_5),
+    FuncDef::plain(
+        "semverCompare",
+        &[Ty::String, Ty::String],
+        semver_compare_3_5,
+    ),
+];
+
+/// Which Masterminds/semver release to imitate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lib {
+    V3_2,
+    V3_5,
+}
+
+impl Lib {
+    /// The library's error texts, which v3.4 lower-cased.
+    fn msg(self, old: &str) -> String {
+        match self {
+            Lib::V3_2 => old.to_string(),
+            Lib::V3_5 => old.to_lowercase(),
+        }
+    }
+
+    /// `%s` in v3.2, `%q` in v3.5.
+    fn show(self, s: &str) -> String {
+        match self {
+            Lib::V3_2 => s.to_string(),
+            Lib::V3_5 => go_quote(s),
+        }
+    }
+}
+
+/// A parsed version (Masterminds `Version`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: String,
+    pub metadata: String,
+    pub original: String,
+}
+
+const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
+
+struct Grammar {
+    version: GoRegex,
+    constraint: GoRegex,
+    range: GoRegex,
+    find: GoRegex,
+    valid: GoRegex,
+}
+
+fn grammar() -> Option<&'static Grammar> {
+    static G: OnceLock<Option<Grammar>> = OnceLock::new();
+    G.get_or_init(|| {
+        let v = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+        Some(Grammar {
+            version: GoRegex::compile(&format!("^{v}$")).ok()?,
+            constraint: GoRegex::compile(&format!(r"^\s*({OPS})\s*({CV})\s*$")).ok()?,
+            range: GoRegex::compile(&format!(r"\s*({CV})\s+-\s+({CV})\s*")).ok()?,
+            find: GoRegex::compile(&format!(r"({OPS})\s*({CV})")).ok()?,
+            valid: GoRegex::compile(&format!(
+                r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"
+            ))
+            .ok()?,
+        })
+    })
+    .as_ref()
+}
+
+fn internal() -> String {
+    "internal error: semver grammar failed to compile".to_string()
+}
+
+fn parse_segment(digits: &str, lib: Lib) -> Result<u64, String> {
+    digits.parse::<u64>().map_err(|_| {
+        format!(
+            "{}: strconv.ParseUint: parsing {}: value out of range",
+            lib.msg("Error parsing version segment"),
+            go_quote(digits)
+        )
+    })
+}
+
+impl Version {
+    /// semver.NewVersion.
+    pub fn parse(v: &str, lib: Lib) -> Result<Version, String> {
+        let g = grammar().ok_or_else(internal)?;
+        let m = g
+            .version
+            .captures(v)
+            .ok_or_else(|| lib.msg("Invalid Semantic Version"))?;
+        let major = parse_segment(m[1], lib)?;
+        let minor = match m[2] {
+            "" => 0,
+            s => parse_segment(&s[1..], lib)?,
+        };
+        let patch = match m[3] {
+            "" => 0,
+            s => parse_segment(&s[1..], lib)?,
+        };
+        let pre = m[5].to_string();
+        for part in pre.split('.').filter(|_| !pre.is_empty()) {
+            if part.bytes().all(|b| b.is_ascii_digit()) && part.len() > 1 && part.starts_with('0') {
+                return Err(lib.msg("Version segment starts with 0"));
+            }
+        }
+        Ok(Version {
+            major,
+            minor,
+            patch,
+            pre,
+            metadata: m[8].to_string(),
+            original: v.to_string(),
+        })
+    }
+
+    pub fn compare(&self, o: &Version) -> Ordering {
+        (self.major, self.minor, self.patch)
+            .cmp(&(o.major, o.minor, o.patch))
+            .then_with(|| match (self.pre.is_empty(), o.pre.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => compare_prerelease(&self.pre, &o.pre),
+            })
+    }
+
+    fn v_prefix(&self) -> &'static str {
+        if self.original.starts_with('v') {
+            "v"
+        } else {
+            ""
+        }
+    }
+
+    fn inc(&self, which: u8) -> Version {
+        let mut n = self.clone();
+        n.metadata.clear();
+        match which {
+            0 => {
+                n.major += 1;
+                n.minor = 0;
+                n.patch = 0;
+                n.pre.clear();
+            }
+            1 => {
+                n.minor += 1;
+                n.patch = 0;
+                n.pre.clear();
+            }
+            _ => {
+                if self.pre.is_empty() {
+                    n.patch += 1;
+                }
+                n.pre.clear();
+            }
+        }
+        n.original = format!("{}{n}", self.v_prefix());
+        n
+    }
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        if !self.pre.is_empty() {
+            write!(f, "-{}", self.pre)?;
+        }
+        if !self.metadata.is_empty() {
+            write!(f, "+{}", self.metadata)?;
+        }
+        Ok(())
+    }
+}
+
+fn compare_prerelease(a: &str, b: &str) -> Ordering {
+    let pa: Vec<&str> = a.split('.').collect();
+    let pb: Vec<&str> = b.split('.').collect();
+    for i in 0..pa.len().max(pb.len()) {
+        let c = compare_pre_part(
+            pa.get(i).copied().unwrap_or(""),
+            pb.get(i).copied().unwrap_or(""),
+        );
+        if c != Ordering::Equal {
+            return c;
+        }
+    }
+    Ordering::Equal
+}
+
+fn compare_pre_part(s: &str, o: &str) -> Ordering {
+    if s == o {
+        return Ordering::Equal;
+    }
+    if s.is_empty() {
+        return Ordering::Less;
+    }
+    if o.is_empty() {
+        return Ordering::Greater;
+    }
+    match (s.parse::<u64>(), o.parse::<u64>()) {
+        (Err(_), Err(_)) => {
+            if s > o {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+        (_, Err(_)) => Ordering::Less,
+        (Err(_), _) => Ordering::Greater,
+        (Ok(a), Ok(b)) => {
+            if a > b {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    TildeOrEqual,
+    NotEqual,
+    Gt,
+    Lt,
+    Ge,
+    Le,
+    Tilde,
+    Caret,
+}
+
+#[derive(Clone, Debug)]
+struct Constraint {
+    op: Op,
+    con: Version,
+    minor_dirty: bool,
+    patch_dirty: bool,
+    dirty: bool,
+}
+
+/// A parsed constraint string: OR groups of AND-ed constraints.
+#[derive(Clone, Debug)]
+pub struct Constraints {
+    groups: Vec<Vec<Constraint>>,
+    lib: Lib,
+}
+
+fn is_x(s: &str) -> bool {
+    matches!(s, "x" | "X" | "*")
+}
+
+fn parse_constraint(c: &str, lib: Lib) -> Result<Constraint, String> {
+    let g = grammar().ok_or_else(internal)?;
+    let m = g
+        .constraint
+        .captures(c)
+        .ok_or_else(|| format!("improper constraint: {}", lib.show(c)))?;
+    let op = match m[1] {
+        "" | "=" => Op::TildeOrEqual,
+        "!=" => Op::NotEqual,
+        ">" => Op::Gt,
+        "<" => Op::Lt,
+        ">=" | "=>" => Op::Ge,
+        "<=" | "=<" => Op::Le,
+        "~" | "~>" => Op::Tilde,
+        _ => Op::Caret,
+    };
+    let minor = m[4].strip_prefix('.').unwrap_or(m[4]);
+    let patch = m[5].strip_prefix('.').unwrap_or(m[5]);
+    let (mut minor_dirty, mut patch_dirty, mut dirty) = (false, false, false);
+    let ver = if is_x(m[3]) || m[3].is_empty() {
+        dirty = true;
+        format!("0.0.0{}", m[6])
+    } else if is_x(minor) || m[4].is_empty() {
+        minor_dirty = true;
+        dirty = true;
+        format!("{}.0.0{}", m[3], m[6])
+    } else if is_x(patch) || m[5].is_empty() {
+        dirty = true;
+        patch_dirty = true;
+        format!("{}{}.0{}", m[3], m[4], m[6])
+    } else {
+        m[2].to_string()
+    };
+    let con = Version::parse(&ver, lib).map_err(|_| lib.msg("Constraint Parser Error"))?;
+    Ok(Constraint {
+        op,
+        con,
+        minor_dirty,
+        patch_dirty,
+        dirty,
+    })
+}
+
+/// Masterminds `rewriteRange`: `a - b` becomes `>= a, <= b `.
+fn rewrite_range(s: &str) -> Result<String, String> {
+    let g = grammar().ok_or_else(internal)?;
+    let mut out = s.to_string();
+    for m in g.range.captures_all(s, -1) {
+        let t = format!(">= {}, <= {} ", m[1], m[11]);
+        out = out.replacen(m[0], &t, 1);
+    }
+    Ok(out)
+}
+
+impl Constraints {
+    /// semver.NewConstraint.
+    pub fn parse(c: &str, lib: Lib) -> Result<Constraints, String> {
+        let g = grammar().ok_or_else(internal)?;
+        let c = rewrite_range(c)?;
+        let mut groups = Vec::new();
+        for part in c.split("||") {
+            if !g.valid.is_match(part) {
+                // "lower-case c" in both versions; only the quoting changed.
+                return Err(format!("improper constraint: {}", lib.show(part)));
+            }
+            let mut found = g.find.find_all(part, -1);
+            if found.is_empty() {
+                found.push(part);
+            }
+            let group = found
+                .into_iter()
+                .map(|s| parse_constraint(s, lib))
+                .collect::<Result<Vec<_>, _>>()?;
+            groups.push(group);
+        }
+        Ok(Constraints { groups, lib })
+    }
+
+    /// Constraints.Check.
+    pub fn check(&self, v: &Version) -> bool {
+        self.groups.iter().any(|group| {
+            let include_pre = match self.lib {
+                Lib::V3_2 => None,
+                Lib::V3_5 => Some(group.iter().any(|c| !c.con.pre.is_empty())),
+            };
+            group.iter().all(|c| check_one(c, v, include_pre))
+        })
+    }
+}
+
+/// One constraint; `include_pre` is v3.5's group-wide prerelease opt-in (`None`:
+/// v3.2's per-constraint rule).
+fn check_one(c: &Constraint, v: &Version, include_pre: Option<bool>) -> bool {
+    let pre_blocked = !v.pre.is_empty()
+        && match include_pre {
+            Some(inc) => !inc,
+            None => c.con.pre.is_empty(),
+        };
+    let cmp = v.compare(&c.con);
+    match c.op {
+        Op::NotEqual => {
+            if include_pre.is_some() && pre_blocked {
+                return false;
+            }
+            if c.dirty {
+                if include_pre.is_none() && pre_blocked {
+                    return false;
+                }
+                if c.con.major != v.major {
+                    return true;
+                }
+                if c.con.minor != v.minor && !c.minor_dirty {
+                    return true;
+                } else if c.minor_dirty {
+                    return false;
+                } else if c.con.patch != v.patch && !c.patch_dirty {
+                    return true;
+                } else if c.patch_dirty {
+                    if !v.pre.is_empty() || !c.con.pre.is_empty() {
+                        return compare_prerelease(&v.pre, &c.con.pre) != Ordering::Equal;
+                    }
+                    return false;
+                }
+            }
+            cmp != Ordering::Equal
+        }
+        _ if pre_blocked => false,
+        Op::Gt => {
+            if !c.dirty {
+                return cmp == Ordering::Greater;
+            }
+            if v.major > c.con.major {
+                true
+            } else if v.major < c.con.major || c.minor_dirty {
+                false
+            } else if c.patch_dirty {
+                v.minor > c.con.minor
+            } else {
+                cmp == Ordering::Greater
+            }
+        }
+        Op::Lt => cmp == Ordering::Less,
+        Op::Ge => cmp != Ordering::Less,
+        Op::Le => {
+            if !c.dirty {
+                return cmp != Ordering::Greater;
+            }
+            !(v.major > c.con.major
+                || (v.major == c.con.major && v.minor > c.con.minor && !c.minor_dirty))
+        }
+        Op::Tilde => tilde(c, v, cmp),
+        Op::TildeOrEqual => {
+            if c.dirty {
+                tilde(c, v, cmp)
+            } else {
+                cmp == Ordering::Equal
+            }
+        }
+        Op::Caret => {
+            if cmp == Ordering::Less {
+                return false;
+            }
+            if c.con.major > 0 || c.minor_dirty {
+                return v.major == c.con.major;
+            }
+            if v.major > 0 {
+                return false;
+            }
+            if c.con.minor > 0 || c.patch_dirty {
+                return v.minor == c.con.minor;
+            }
+            if v.minor > 0 {
+                return false;
+            }
+            c.con.patch == v.patch
+        }
+    }
+}
+
+fn tilde(c: &Constraint, v: &Version, cmp: Ordering) -> bool {
+    if cmp == Ordering::Less {
+        return false;
+    }
+    if c.con.major == 0 && c.con.minor == 0 && c.con.patch == 0 && !c.minor_dirty && !c.patch_dirty
+    {
+        return true;
+    }
+    if v.major != c.con.major {
+        return false;
+    }
+    v.minor == c.con.minor || c.minor_dirty
+}
+
+// ---- the template object ----------------------------------------------------------------
+
+/// `*semver.Version` (what `semver` returns) or `semver.Version` (what `IncMajor`
+/// and friends return; Go then hides the pointer-receiver methods such as
+/// `Original` and `Compare`).
+#[derive(Clone, Debug)]
+pub struct SemverObject {
+    pub v: Version,
+    pub pointer: bool,
+    pub lib: Lib,
+}
+
+impl SemverObject {
+    fn wrap(&self, v: Version) -> Value {
+        Value::object(SemverObject {
+            v,
+            pointer: false,
+            lib: self.lib,
+        })
+    }
+
+    fn other<'a>(&self, name: &str, args: &'a [Value]) -> Result<&'a Version, String> {
+        match args {
+            [Value::Object(o)] => match o.as_any().downcast_ref::<SemverObject>() {
+                Some(s) if s.pointer => Ok(&s.v),
+                _ => Err(format!(
+                    "wrong type for value; expected *semver.Version; got {}",
+                    o.type_name()
+                )),
+            },
+            [other] => Err(format!(
+                "wrong type for value; expected *semver.Version; got {}",
+                other.type_name()
+            )),
+            _ => Err(format!(
+                "wrong number of args for {name}: want 1 got {}",
+                args.len()
+            )),
+        }
+    }
+
+    fn set_part(&self, args: &[Value], meta: bool) -> Result<Value, String> {
+        let s = match args {
+            [Value::String(s)] => s.to_string(),
+            _ => return Err("wrong type for value; expected string".to_string()),
+        };
+        let mut n = self.v.clone();
+        for part in s.split('.').filter(|_| !s.is_empty()) {
+            let digits = part.bytes().all(|b| b.is_ascii_digit());
+            let allowed = part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+            if !meta && digits && part.len() > 1 && part.starts_with('0') {
+                return Err(self.lib.msg("Version segment starts with 0"));
+            }
+            if !allowed || (meta && part.is_empty()) {
+                return Err(self.lib.msg(if meta {
+                    "Invalid Metadata string"
+                } else {
+                    "Invalid Prerelease string"
+                }));
+            }
+        }
+        if meta {
+            n.metadata = s;
+        } else {
+            n.pre = s;
+        }
+        n.original = format!("{}{n}", self.v.v_prefix());
+        Ok(self.wrap(n))
+    }
+}
+
+const VALUE_METHODS: &[&str] = &[
+    "String",
+    "Major",
+    "Minor",
+    "Patch",
+    "Prerelease",
+    "Metadata",
+    "IncPatch",
+    "IncMinor",
+    "IncMajor",
+    "SetPrerelease",
+    "SetMetadata",
+    "MarshalJSON",
+    "MarshalText",
+    "Value",
+];
+
+const POINTER_METHODS: &[&str] = &["Original", "LessThan", "GreaterThan", "Equal", "Compare"];
+
+impl Object for SemverObject {
+    fn type_name(&self) -> String {
+        if self.pointer {
+            "*semver.Version".to_string()
+        } else {
+            "semver.Version".to_string()
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        if self.pointer {
+            Kind::Ptr
+        } else {
+            Kind::Struct
+        }
+    }
+
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
+
+    fn has_method(&self, name: &str) -> bool {
+        VALUE_METHODS.contains(&name)
+            || (self.pointer
+                && (POINTER_METHODS.contains(&name)
+                    || (self.lib == Lib::V3_5
+                        && matches!(name, "LessThanEqual" | "GreaterThanEqual"))))
+    }
+
+    fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
+        if !self.has_method(name) {
+            return Err(format!("can't call method/function {name:?}"));
+        }
+        let v = &self.v;
+        let u = |x: u64| Value::Uint(x, UintType::Uint64);
+        Ok(match name {
+            "String" => Value::str(v.to_string()),
+            "Major" => u(v.major),
+            "Minor" => u(v.minor),
+            "Patch" => u(v.patch),
+            "Prerelease" => Value::str(v.pre.clone()),
+            "Metadata" => Value::str(v.metadata.clone()),
+            "Original" => Value::str(v.original.clone()),
+            "IncPatch" => self.wrap(v.inc(2)),
+            "IncMinor" => self.wrap(v.inc(1)),
+            "IncMajor" => self.wrap(v.inc(0)),
+            "SetPrerelease" => return self.set_part(args, false),
+            "SetMetadata" => return self.set_part(args, true),
+            "MarshalJSON" => Value::Bytes(Arc::from(
+                go_quote(&v.to_string()).into_bytes().into_boxed_slice(),
+            )),
+            "MarshalText" => Value::Bytes(Arc::from(v.to_string().into_bytes().into_boxed_slice())),
+            "Value" => Value::str(v.to_string()),
+            "Compare" => Value::int(match v.compare(self.other(name, args)?) {
+                Ordering::Less => -1,
+                Ordering::Equal => 0,
+                Ordering::Greater => 1,
+            }),
+            "LessThan" => Value::Bool(v.compare(self.other(name, args)?) == Ordering::Less),
+            "GreaterThan" => Value::Bool(v.compare(self.other(name, args)?) == Ordering::Greater),
+            "Equal" => Value::Bool(v.compare(self.other(name, args)?) == Ordering::Equal),
+            "LessThanEqual" => Value::Bool(v.compare(self.other(name, args)?) != Ordering::Greater),
+            "GreaterThanEqual" => Value::Bool(v.compare(self.other(name, args)?) != Ordering::Less),
+            _ => return Err(format!("can't call method/function {name:?}")),
+        })
+    }
+
+    fn fmt_v(&self, _plus: bool) -> String {
+        self.v.to_string()
+    }
+
+    fn to_json_value(&self) -> Value {
+        Value::str(self.v.to_string())
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+fn semver_with(args: &[Value], lib: Lib) -> FuncResult {
+    let v = Version::parse(arg_str(args, 0)?, lib).map_err(FuncError::Call)?;
+    Ok(Value::object(SemverObject {
+        v,
+        pointer: true,
+        lib,
+    }))
+}
+
+fn compare_with(args: &[Value], lib: Lib) -> FuncResult {
+    let c = Constraints::parse(arg_str(args, 0)?, lib).map_err(FuncError::Call)?;
+    let v = Version::parse(arg_str(args, 1)?, lib).map_err(FuncError::Call)?;
+    Ok(Value::Bool(c.check(&v)))
+}
+
+fn semver_3_2(args: &[Value]) -> FuncResult {
+    semver_with(args, Lib::V3_2)
+}
+
+fn semver_3_5(args: &[Value]) -> FuncResult {
+    semver_with(args, Lib::V3_5)
+}
+
+fn semver_compare_3_2(args: &[Value]) -> FuncResult {
+    compare_with(args, Lib::V3_2)
+}
+
+fn semver_compare_3_5(args: &[Value]) -> FuncResult {
+    compare_with(args, Lib::V3_5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmp(lib: Lib, c: &str, v: &str) -> String {
+        match compare_with(&[Value::str(c), Value::str(v)], lib) {
+            Ok(b) => format!("{b:?}"),
+            Err(e) => format!("ERR {e}"),
+        }
+    }
+
+    #[test]
+    fn constraints_match_helm() {
+        // (constraint, version, helm 3.15.3, helm 4.3.1), observed with the real binaries.
+        let cases = [
+            (">=1.20.0", "1.20.0-rc.1", "false", "false"),
+            (">=1.20.0-0", "1.20.0-rc.1", "true", "true"),
+            (">=1.20.0-0 <1.21.0", "1.20.5-rc.1", "false", "true"),
+            ("^1.2", "1.9.0", "true", "true"),
+            ("~1.2", "1.3.0", "false", "false"),
+            ("1.x", "1.9.9", "true", "true"),
+            ("1.2 - 1.4", "1.4.5", "true", "true"),
+            (">1 || <0.5", "0.4.0", "true", "true"),
+            ("!=1.2.3", "1.2.3-beta", "true", "false"),
+            ("!=1.2.x", "1.2.3-beta", "false", "false"),
+            (">= 1.2, < 2", "1.5.0", "true", "true"),
+            ("x", "1.0.0", "true", "true"),
+            ("^0.0.3", "0.0.4", "false", "false"),
+            (">1.x", "2.0.0", "true", "true"),
+            ("<=1.2", "1.2.9", "true", "true"),
+            (">=v1.19.0-0", "v1.30.0", "true", "true"),
+            (
+                "foo",
+                "1.0.0",
+                "ERR improper constraint: foo",
+                "ERR improper constraint: \"foo\"",
+            ),
+            (
+                "",
+                "1.0.0",
+                "ERR improper constraint: ",
+                "ERR improper constraint: \"\"",
+            ),
+            (
+                ">1",
+                "x",
+                "ERR Invalid Semantic Version",
+                "ERR invalid semantic version",
+            ),
+        ];
+        for (c, v, v3, v4) in cases {
+            assert_eq!(cmp(Lib::V3_2, c, v), v3, "v3 {c} {v}");
+            assert_eq!(cmp(Lib::V3_5, c, v), v4, "v4 {c} {v}");
+        }
+    }
+
+    #[test]
+    fn versions_parse_and_print() {
+        let v = Version::parse("v1.2.3-rc.1+b5", Lib::V3_2).ok();
+        assert_eq!(
+            v.as_ref().map(|v| v.to_string()).as_deref(),
+            Some("1.2.3-rc.1+b5")
+        );
+        assert_eq!(v.map(|v| v.original).as_deref(), Some("v1.2.3-rc.1+b5"));
+        assert_eq!(
+            Version::parse("01.2.3", Lib::V3_2)
+                .map(|v| v.to_string())
+                .ok()
+                .as_deref(),
+            Some("1.2.3")
+        );
+        assert_eq!(
+            Version::parse("1.2.3-01", Lib::V3_2).err().as_deref(),
+            Some("Version segment starts with 0")
+        );
+        assert_eq!(
+            Version::parse("1.2.3-01", Lib::V3_5).err().as_deref(),
+            Some("version segment starts with 0")
+        );
+        assert_eq!(
+            Version::parse("99999999999999999999.1.1", Lib::V3_2).err().as_deref(),
+            Some("Error parsing version segment: strconv.ParseUint: parsing \"99999999999999999999\": value out of range")
+        );
+        let obj = SemverObject {
+            v: Version::parse("1.2", Lib::V3_2).unwrap_or_else(|e| panic!("{e}")),
+            pointer: true,
+            lib: Lib::V3_2,
+        };
+        let inc = obj.call_method("IncMinor", &[]).ok();
+        assert_eq!(
+            inc.as_ref().map(Value::type_name).as_deref(),
+            Some("semver.Version")
+        );
+        assert_eq!(
+            inc.as_ref().and_then(|v| match v {
+                Value::Object(o) => Some(o.has_method("Original")),
+                _ => None,
+            }),
+            Some(false)
+        );
+        assert_eq!(
+            obj.call_method("Major", &[])
+                .ok()
+                .map(|v| format!("{v:?}"))
+                .as_deref(),
+            Some("uint64(1)")
+        );
+    }
+}

@@ -1,0 +1,626 @@
+//! Running a Helmfile command over a whole stack (`pkg/app/app.go`): finding the state
+//! files, visiting them (nested `helmfiles:` first), templating releases, and the
+//! per-state work of `list`, `write-values` and `template`, into a [`StackRender`].
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::charts::ChartSources;
+use super::dag::{self, release_id, PlanOptions};
+use super::error::{ErrorKind, HelmfileError, Result};
+use super::list::{format_json, format_labels, format_table, ListedRelease};
+use super::load::{HelmState, LoadOpts, Loader};
+use super::model::{ReleaseRender, StackRender, StateRender, WrittenFile};
+use super::paths;
+use super::release::{apply_overrides, condition_enabled, execute_templates};
+use super::selector::{selector_labels, LabelFilter};
+use super::setvals::state_values_from_flags;
+use super::tmpl::RenderEnv;
+use super::values::{generate_values_files, merge_values_files, set_flags};
+use crate::template::Value;
+
+/// Which Helmfile command to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `list` (`json` true for `--output json`; `skip_charts` for `--skip-charts`,
+    /// which changes how a broken `condition:` is reported).
+    List { json: bool, skip_charts: bool },
+    /// `write-values` (`--output-file-template`).
+    WriteValues {
+        output_file_template: Option<String>,
+    },
+    /// `template`; `render_manifests` false stops before running charts (values only).
+    Template { render_manifests: bool },
+}
+
+/// Everything a Helmfile run takes.
+#[derive(Clone, Debug)]
+pub struct StackInput {
+    /// The directory the command runs in.
+    pub working_dir: PathBuf,
+    /// `--file` (a state file or a directory), as given.
+    pub file: Option<String>,
+    /// `--environment` (default `default`).
+    pub environment: String,
+    pub state_values_set: Vec<String>,
+    pub state_values_set_string: Vec<String>,
+    pub state_values_files: Vec<String>,
+    pub selectors: Vec<String>,
+    /// `--namespace`.
+    pub namespace: String,
+    pub include_needs: bool,
+    pub include_transitive_needs: bool,
+    pub render: RenderEnv,
+    pub chart_sources: ChartSources,
+    pub command: Command,
+}
+
+impl Default for StackInput {
+    fn default() -> Self {
+        StackInput {
+            working_dir: PathBuf::from("."),
+            file: None,
+            environment: "default".to_string(),
+            state_values_set: Vec::new(),
+            state_values_set_string: Vec::new(),
+            state_values_files: Vec::new(),
+            selectors: Vec::new(),
+            namespace: String::new(),
+            include_needs: false,
+            include_transitive_needs: false,
+            render: RenderEnv::default(),
+            chart_sources: ChartSources::default(),
+            command: Command::Template {
+                render_manifests: true,
+            },
+        }
+    }
+}
+
+/// Helmfile's `app.Error` text for several errors (`N errors:` then `err i: ...`).
+fn join_errors(mut errs: Vec<HelmfileError>) -> Option<HelmfileError> {
+    match errs.len() {
+        0 => None,
+        1 => errs.pop(),
+        n => {
+            let mut first = errs[0].clone();
+            let lines: Vec<String> = errs
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("err {i}: {}", e.message))
+                .collect();
+            first.message = format!("{n} errors:\n{}", lines.join("\n"));
+            Some(first)
+        }
+    }
+}
+
+/// Helmfile's exit code for "no state had a release to process".
+pub const EXIT_NO_MATCH: i32 = 3;
+
+struct Runner<'a> {
+    input: &'a StackInput,
+    warnings: RefCell<Vec<String>>,
+    out: StackRender,
+    listed: Vec<ListedRelease>,
+}
+
+/// `visitStates` failures: an ordinary error or "nothing matched".
+enum VisitError {
+    NoMatch,
+    Failed(HelmfileError),
+}
+
+impl From<HelmfileError> for VisitError {
+    fn from(e: HelmfileError) -> Self {
+        VisitError::Failed(e)
+    }
+}
+
+/// Renders a stack: runs the input's command over every state and returns what it
+/// printed and computed, including partial results when it failed midway.
+pub fn render_stack(input: &StackInput) -> StackRender {
+    let mut r = Runner {
+        input,
+        warnings: RefCell::new(Vec::new()),
+        out: StackRender::default(),
+        listed: Vec::new(),
+    };
+    let result = r.run();
+    let mut out = std::mem::take(&mut r.out);
+    out.warnings = r.warnings.into_inner();
+    match result {
+        Ok(()) => {
+            if let Command::List { json, .. } = &input.command {
+                out.listed = r.listed.clone();
+                out.stdout = if *json {
+                    format_json(&r.listed)
+                } else {
+                    format_table(&r.listed)
+                };
+            }
+            out.exit_code = 0;
+        }
+        Err(VisitError::NoMatch) => {
+            out.error = Some(HelmfileError::other(format!(
+                "err: no releases found that matches specified selector({}) and environment({}), in any helmfile",
+                input.selectors.join(", "),
+                input.environment
+            )));
+            out.exit_code = EXIT_NO_MATCH;
+        }
+        Err(VisitError::Failed(e)) => {
+            out.error = Some(e);
+            out.exit_code = 1;
+        }
+    }
+    out
+}
+
+impl Runner<'_> {
+    fn loader(&self) -> Loader<'_> {
+        Loader {
+            renv: &self.input.render,
+            env_name: self.input.environment.clone(),
+            namespace: self.input.namespace.clone(),
+            warnings: &self.warnings,
+        }
+    }
+
+    fn run(&mut self) -> std::result::Result<(), VisitError> {
+        let mut overrides: Vec<Value> = self
+            .input
+            .state_values_files
+            .iter()
+            .map(|f| Value::str(f.as_str()))
+            .collect();
+        let set = state_values_from_flags(
+            &self.input.state_values_set,
+            &self.input.state_values_set_string,
+        )
+        .map_err(|e| HelmfileError::other(e.to_string()))?;
+        if !set.is_empty() {
+            overrides.push(Value::Map(set));
+        }
+        let opts = LoadOpts {
+            override_values: overrides,
+            callee_path: String::new(),
+            callee_cwd: PathBuf::new(),
+            selectors: self.input.selectors.clone(),
+        };
+        let file = self.input.file.clone().unwrap_or_default();
+        let cwd = paths::normalize(&self.input.working_dir);
+        self.visit(&file, &cwd, opts, None)
+    }
+
+    /// `findDesiredStateFiles`.
+    fn state_files(&self, specified: &str, cwd: &Path) -> Result<Vec<String>> {
+        let vfs = &self.input.render.vfs;
+        let dir = if !specified.is_empty() {
+            let p = paths::resolve(cwd, specified);
+            if vfs.is_file(&p) {
+                return Ok(vec![specified.to_string()]);
+            } else if vfs.is_dir(&p) {
+                specified.to_string()
+            } else {
+                return Err(HelmfileError::new(
+                    ErrorKind::File,
+                    format!("specified state file {specified} is not found"),
+                ));
+            }
+        } else {
+            let plain = vfs.is_file(&cwd.join("helmfile.yaml"));
+            let tmpl = vfs.is_file(&cwd.join("helmfile.yaml.gotmpl"));
+            if plain && tmpl {
+                return Err(HelmfileError::other(
+                    "both helmfile.yaml and helmfile.yaml.gotmpl exist. Please remove one of them",
+                ));
+            }
+            let default = if plain {
+                Some("helmfile.yaml")
+            } else if tmpl {
+                Some("helmfile.yaml.gotmpl")
+            } else if vfs.is_file(&cwd.join("charts.yaml")) {
+                self.warnings.borrow_mut().push("warn: charts.yaml is being loaded: charts.yaml is deprecated in favor of helmfile.yaml. See https://github.com/roboll/helmfile/issues/25 for more information".to_string());
+                Some("charts.yaml")
+            } else {
+                None
+            };
+            if vfs.is_dir(&cwd.join("helmfile.d")) {
+                if let Some(d) = default {
+                    return Err(HelmfileError::other(format!(
+                        "configuration conlict error: you can have either {d} or helmfile.d, but not both"
+                    )));
+                }
+                "helmfile.d".to_string()
+            } else if let Some(d) = default {
+                return Ok(vec![d.to_string()]);
+            } else {
+                return Err(HelmfileError::new(ErrorKind::File, "no state file found. It must be named helmfile.d/*.{yaml,yml,yaml.gotmpl,yml.gotmpl}, helmfile.yaml, or helmfile.yaml.gotmpl, otherwise specified with the --file flag or HELMFILE_FILE_PATH environment variable"));
+            }
+        };
+        let mut files = paths::glob(vfs, cwd, &paths::join(&[&dir, "*.y*ml"]));
+        files.extend(paths::glob(
+            vfs,
+            cwd,
+            &paths::join(&[&dir, "*.y*ml.gotmpl"]),
+        ));
+        files.sort();
+        Ok(files)
+    }
+
+    /// `visitStates`.
+    fn visit(
+        &mut self,
+        file_or_dir: &str,
+        cwd: &Path,
+        opts: LoadOpts,
+        parent: Option<usize>,
+    ) -> std::result::Result<(), VisitError> {
+        let files = self.state_files(file_or_dir, cwd)?;
+        let mut no_match = true;
+        for rel in files {
+            let abs = paths::resolve(cwd, &rel);
+            let (file, dir) = if self.input.render.vfs.is_dir(&abs) {
+                (rel.clone(), rel.clone())
+            } else {
+                (paths::base(&rel), paths::dir(&rel))
+            };
+            let state_dir = paths::resolve(cwd, &dir);
+            let matched = self
+                .visit_one(&file, &state_dir, &abs, &opts, parent)
+                .map_err(|e| e.wrap(format!("in {dir}/{file}")))?;
+            no_match = no_match && !matched;
+        }
+        if no_match {
+            return Err(VisitError::NoMatch);
+        }
+        Ok(())
+    }
+
+    /// One state file; returns whether it (or a nested state) processed releases.
+    fn visit_one(
+        &mut self,
+        file: &str,
+        state_dir: &Path,
+        abs: &Path,
+        opts: &LoadOpts,
+        parent: Option<usize>,
+    ) -> Result<bool> {
+        let mut opts = opts.clone();
+        if opts.callee_path.is_empty() {
+            opts.callee_path = file.to_string();
+            opts.callee_cwd = state_dir.to_path_buf();
+        }
+        let st = match self.loader().load(file, state_dir, &opts) {
+            Ok(st) => st,
+            Err(e) if e.kind == ErrorKind::UndefinedEnvironment => return Ok(false),
+            Err(e) => return Err(e.with_file(abs.to_path_buf())),
+        };
+        let index = self.out.states.len();
+        self.out.states.push(StateRender {
+            file: file.to_string(),
+            path: abs.to_path_buf(),
+            parent,
+            environment: self.input.environment.clone(),
+            values: Value::Map(st.rendered_values.clone()),
+            parts: st.parts.clone(),
+            releases: Vec::new(),
+        });
+
+        let mut no_match_in_subs = true;
+        for (i, m) in st.spec.helmfiles.iter().enumerate() {
+            let selectors = if m.selectors.is_none() || m.selectors_inherited {
+                opts.selectors.clone()
+            } else {
+                m.selectors.clone().unwrap_or_default()
+            };
+            let nested = LoadOpts {
+                override_values: m.values.clone(),
+                callee_path: paths::join(&[&state_dir.display().to_string(), file]),
+                callee_cwd: state_dir.to_path_buf(),
+                selectors,
+            };
+            match self.visit(&m.path, state_dir, nested, Some(index)) {
+                Ok(()) => no_match_in_subs = false,
+                Err(VisitError::NoMatch) => {}
+                Err(VisitError::Failed(e)) => return Err(e.wrap(format!("in .helmfiles[{i}]"))),
+            }
+        }
+        let subs_matched = !st.spec.helmfiles.is_empty() && !no_match_in_subs;
+
+        let mut st = st;
+        execute_templates(&self.input.render, &mut st).map_err(|e| {
+            e.wrap(format!("failed executing release templates in \"{file}\""))
+                .with_file(abs.to_path_buf())
+        })?;
+        let warnings = apply_overrides(&mut st);
+        self.warnings.borrow_mut().extend(warnings);
+        let processed = self.converge(&mut st, index)?;
+        Ok(processed || subs_matched)
+    }
+
+    /// Selector and condition marking (`markExcludedReleases`); also applies
+    /// Helmfile's label side effect (releases gain `name`, `namespace` and `chart`
+    /// labels while selectors are active).
+    fn mark(&self, st: &mut HelmState) -> Result<Vec<bool>> {
+        let filters = st
+            .selectors
+            .iter()
+            .map(|s| LabelFilter::parse(s).map_err(|e| HelmfileError::other(e.to_string())))
+            .collect::<Result<Vec<_>>>()?;
+        let mut selected = Vec::new();
+        for r in &mut st.spec.releases {
+            if !filters.is_empty() {
+                r.labels = Some(selector_labels(
+                    &r.labels_or_empty(),
+                    &r.name,
+                    &r.namespace,
+                    &r.chart,
+                    &st.spec.common_labels,
+                ));
+            }
+            let labels = r.labels_or_empty();
+            let matched = filters.iter().any(|f| f.matches(&labels));
+            let cond = condition_enabled(r, &st.rendered_values).map_err(|e| {
+                HelmfileError::other(format!(
+                    "failed to parse condition in release {}: {e}",
+                    r.name
+                ))
+            })?;
+            selected.push((filters.is_empty() || matched) && cond);
+        }
+        Ok(selected)
+    }
+
+    fn converge(&mut self, st: &mut HelmState, index: usize) -> Result<bool> {
+        let releases: Vec<ReleaseRender> = st
+            .spec
+            .releases
+            .iter()
+            .map(|r| ReleaseRender::from_spec(r, index))
+            .collect();
+        self.out.states[index].releases = releases;
+        let prepares_charts = !matches!(
+            self.input.command,
+            Command::List {
+                skip_charts: true,
+                ..
+            }
+        );
+        if prepares_charts {
+            // Chart preparation evaluates every condition first and reports its
+            // errors as a Go slice (`[...]`).
+            for r in &st.spec.releases {
+                condition_enabled(r, &st.rendered_values).map_err(|e| {
+                    HelmfileError::other(format!(
+                        "[failed to parse condition in release {}: {e}]",
+                        r.name
+                    ))
+                })?;
+            }
+        }
+        match self.input.command.clone() {
+            Command::List { .. } => self.converge_list(st, index),
+            Command::WriteValues {
+                output_file_template,
+            } => self.converge_write_values(st, index, output_file_template.as_deref()),
+            Command::Template { render_manifests } => {
+                self.converge_template(st, index, render_manifests)
+            }
+        }
+    }
+
+    fn filter_by_selectors(&self, st: &mut HelmState) -> Result<Vec<usize>> {
+        if st.selectors.is_empty() {
+            return Ok((0..st.spec.releases.len()).collect());
+        }
+        let marks = self.mark(st)?;
+        Ok(marks
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m)
+            .map(|(i, _)| i)
+            .collect())
+    }
+
+    fn check_duplicates(st: &HelmState, idx: &[usize]) -> Result<()> {
+        let mut counts: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+        for &i in idx {
+            let r = &st.spec.releases[i];
+            *counts
+                .entry((r.namespace.clone(), r.name.clone(), r.kube_context.clone()))
+                .or_default() += 1;
+        }
+        for ((ns, name, ctx), c) in counts {
+            if c > 1 {
+                let mut msg = String::new();
+                if !ns.is_empty() {
+                    msg.push_str(&format!(" in namespace {ns:?}"));
+                }
+                if !ctx.is_empty() {
+                    msg.push_str(&format!(" in kubecontext {ctx:?}"));
+                }
+                return Err(HelmfileError::other(format!(
+                    "duplicate release {name:?} found{msg}: there were {c} releases named \"{name}\" matching specified selector"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn converge_list(&mut self, st: &mut HelmState, index: usize) -> Result<bool> {
+        let idx = self.filter_by_selectors(st)?;
+        Self::check_duplicates(st, &idx)?;
+        for &i in &idx {
+            let r = &st.spec.releases[i];
+            let mut labels = r.labels_or_empty();
+            for (k, v) in &st.spec.common_labels {
+                labels.insert(k.clone(), v.clone());
+            }
+            let enabled = condition_enabled(r, &st.rendered_values).map_err(|e| {
+                HelmfileError::other(format!(
+                    "failed to parse condition in release {}: {e}",
+                    r.name
+                ))
+            })?;
+            self.listed.push(ListedRelease {
+                name: r.name.clone(),
+                namespace: r.namespace.clone(),
+                enabled,
+                installed: r.desired(),
+                labels: format_labels(&labels),
+                chart: r.chart.clone(),
+                version: r.version.clone(),
+            });
+            let rr = &mut self.out.states[index].releases[i];
+            rr.selected = true;
+            rr.enabled = enabled;
+            rr.labels = labels;
+        }
+        Ok(!idx.is_empty())
+    }
+
+    fn selected_releases(&self, st: &mut HelmState) -> Result<Vec<usize>> {
+        let marks = self.mark(st)?;
+        let idx: Vec<usize> = marks
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m)
+            .map(|(i, _)| i)
+            .collect();
+        Self::check_duplicates(st, &idx)?;
+        Ok(idx)
+    }
+
+    fn record_values(&mut self, st: &HelmState, index: usize, i: usize) -> Result<()> {
+        let ld = self.loader();
+        let r = &st.spec.releases[i];
+        let files = generate_values_files(&ld, st, r)?;
+        let set = set_flags(&ld, st, r)?;
+        let rr = &mut self.out.states[index].releases[i];
+        rr.values_files = files;
+        rr.set = set;
+        Ok(())
+    }
+
+    fn converge_write_values(
+        &mut self,
+        st: &mut HelmState,
+        index: usize,
+        template: Option<&str>,
+    ) -> Result<bool> {
+        // `processFilteredReleases`: with selectors the state is filtered first;
+        // either way the state counts as processed when releases remain.
+        let pre = self.filter_by_selectors(st)?;
+        Self::check_duplicates(st, &pre)?;
+        let idx = self.selected_releases(st)?;
+        if idx.is_empty() {
+            return Ok(!pre.is_empty());
+        }
+        for &i in &idx {
+            self.out.states[index].releases[i].selected = true;
+            if !st.spec.releases[i].desired() {
+                continue;
+            }
+            self.record_values(st, index, i)?;
+            let merged = merge_values_files(&self.out.states[index].releases[i].values_files)?;
+            let content = super::seams::encode_yaml(&Value::Map(merged.clone()))
+                .map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))?;
+            let path = super::output::output_file_path(st, &st.spec.releases[i], template)?;
+            let rr = &mut self.out.states[index].releases[i];
+            rr.merged_values = Some(Value::Map(merged));
+            self.out.written.push(WrittenFile {
+                abs: paths::resolve(&st.cwd, &path),
+                path,
+                content,
+                release: (index, i),
+            });
+        }
+        Ok(!pre.is_empty())
+    }
+
+    fn plan_nodes(st: &HelmState) -> Vec<dag::Node> {
+        st.spec
+            .releases
+            .iter()
+            .map(|r| dag::Node {
+                id: release_id(&r.kube_context, &r.namespace, &r.name),
+                needs: r.needs.clone(),
+            })
+            .collect()
+    }
+
+    fn converge_template(
+        &mut self,
+        st: &mut HelmState,
+        index: usize,
+        render: bool,
+    ) -> Result<bool> {
+        let idx = self.selected_releases(st)?;
+        if idx.is_empty() {
+            return Ok(false);
+        }
+        let include_needs = self.input.include_needs || self.input.include_transitive_needs;
+        let opts = PlanOptions {
+            include_needs,
+            skip_needs: !include_needs,
+        };
+        let nodes = Self::plan_nodes(st);
+        let ids =
+            |ix: &[usize]| -> Vec<String> { ix.iter().map(|&i| nodes[i].id.clone()).collect() };
+        let needs_err = |e: dag::PlanError| HelmfileError::new(ErrorKind::Needs, e.to_string());
+        let first = dag::plan(&nodes, &ids(&idx), opts).map_err(needs_err)?;
+        let to_render: Vec<usize> = first
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&i| st.spec.releases[i].desired())
+            .collect();
+        for &i in &idx {
+            self.out.states[index].releases[i].selected = true;
+        }
+        if to_render.is_empty() {
+            return Ok(true);
+        }
+        let second = dag::plan(&nodes, &ids(&to_render), opts).map_err(needs_err)?;
+        let order: Vec<usize> = second.into_iter().flatten().collect();
+        // `TemplateReleases`: every release's flags are prepared, errors collected;
+        // helm runs only while no error has happened yet.
+        let mut errs: Vec<HelmfileError> = Vec::new();
+        for &i in &order {
+            if let Err(e) = self.record_values(st, index, i) {
+                errs.push(e);
+                continue;
+            }
+            let pos = self.out.order.len();
+            self.out.order.push((index, i));
+            self.out.states[index].releases[i].order = Some(pos);
+            if render && errs.is_empty() {
+                let input = self.input;
+                let out = &mut self.out;
+                match super::output::template_release(
+                    input,
+                    st,
+                    i,
+                    &mut out.states[index].releases[i],
+                    &mut out.notes,
+                ) {
+                    Ok(stdout) => {
+                        if !stdout.is_empty() {
+                            out.stdout.push_str(&stdout);
+                            out.stdout.push('\n');
+                        }
+                        out.states[index].releases[i].manifests = Some(stdout);
+                    }
+                    Err(e) => errs.push(e),
+                }
+            }
+        }
+        if let Some(e) = join_errors(errs) {
+            return Err(e);
+        }
+        Ok(true)
+    }
+}

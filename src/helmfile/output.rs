@@ -1,0 +1,279 @@
+//! Per-release output: the `write-values` file path (Helmfile's
+//! `--output-file-template`, a plain Go template) and the `helm template` run of a
+//! release with its chart from the offline chart sources.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::app::StackInput;
+use super::env::EnvObject;
+use super::error::{ErrorKind, HelmfileError, Result};
+use super::load::{template_error, HelmState};
+use super::model::ReleaseRender;
+use super::paths;
+use super::seams::{self, ChartCall, MissingKey, TemplateCall};
+use super::spec::ReleaseSpec;
+use super::values::SetArg;
+use crate::template::{Host, Kind, Map, MapType, Object, Registry, Value};
+
+/// SHA-1 of `data`, as lowercase hex (`AbsPathSHA1` in output templates).
+pub fn sha1_hex(data: &[u8]) -> String {
+    let mut h: [u32; 5] = [
+        0x6745_2301,
+        0xEFCD_AB89,
+        0x98BA_DCFE,
+        0x1032_5476,
+        0xC3D2_E1F0,
+    ];
+    let mut msg = data.to_vec();
+    let bit_len = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bit_len.to_be_bytes());
+    for chunk in msg.chunks(64) {
+        let mut w = [0u32; 80];
+        for (i, word) in chunk.chunks(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..80 {
+            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (i, wi) in w.iter().enumerate() {
+            let (f, k) = match i {
+                0..=19 => ((b & c) | (!b & d), 0x5A82_7999),
+                20..=39 => (b ^ c ^ d, 0x6ED9_EBA1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC),
+                _ => (b ^ c ^ d, 0xCA62_C1D6),
+            };
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = t;
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    h.iter().map(|x| format!("{x:08x}")).collect()
+}
+
+/// `*state.ReleaseSpec` in output-file templates.
+#[derive(Debug, Clone)]
+struct ReleaseObj(ReleaseSpec);
+
+impl Object for ReleaseObj {
+    fn type_name(&self) -> String {
+        "*state.ReleaseSpec".to_string()
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        let r = &self.0;
+        Some(match name {
+            "Name" => Value::str(r.name.as_str()),
+            "Namespace" => Value::str(r.namespace.as_str()),
+            "Chart" => Value::str(r.chart.as_str()),
+            "Version" => Value::str(r.version.as_str()),
+            "KubeContext" => Value::str(r.kube_context.as_str()),
+            "Condition" => Value::str(r.condition.as_str()),
+            "Labels" => {
+                let m = Map::with_type(MapType::String);
+                for (k, v) in r.labels_or_empty() {
+                    m.insert(k, Value::str(v));
+                }
+                Value::Map(m)
+            }
+            "Needs" => Value::string_list(r.needs.iter().map(String::as_str)),
+            _ => return None,
+        })
+    }
+    fn fmt_v(&self, _plus: bool) -> String {
+        format!("&{{{}}}", self.0.name)
+    }
+    fn to_json_value(&self) -> Value {
+        Value::Map(Map::new())
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// A plain struct of string fields.
+#[derive(Debug, Clone)]
+struct Fields(&'static str, BTreeMap<&'static str, Value>);
+
+impl Object for Fields {
+    fn type_name(&self) -> String {
+        self.0.to_string()
+    }
+    fn kind(&self) -> Kind {
+        Kind::Struct
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        self.1.get(name).cloned()
+    }
+    fn fmt_v(&self, _plus: bool) -> String {
+        format!(
+            "{{{}}}",
+            self.1
+                .values()
+                .map(crate::template::fmt::format_value)
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    }
+    fn to_json_value(&self) -> Value {
+        let m = Map::new();
+        for (k, v) in &self.1 {
+            m.insert(*k, v.clone());
+        }
+        Value::Map(m)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// `GenerateOutputFilePath`: where `write-values` writes a release's values.
+pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>) -> Result<String> {
+    let abs = paths::resolve(&st.cwd, &st.file_path).display().to_string();
+    let sha = sha1_hex(abs.as_bytes());
+    let ext = paths::ext(&st.file_path);
+    let base_name = st.file_path[..st.file_path.len() - ext.len()].to_string();
+    let template = template
+        .filter(|t| !t.is_empty())
+        .unwrap_or("{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml");
+    let state = Fields(
+        "state",
+        [
+            ("BaseName", Value::str(base_name)),
+            ("Path", Value::str(st.file_path.as_str())),
+            ("AbsPath", Value::str(abs)),
+            ("AbsPathSHA1", Value::str(sha)),
+        ]
+        .into(),
+    );
+    let data = Fields(
+        "struct",
+        [
+            ("State", Value::object(state)),
+            ("Release", Value::object(ReleaseObj(r.clone()))),
+            ("Environment", Value::object(EnvObject(st.env.clone()))),
+        ]
+        .into(),
+    );
+    let host = Host::new(0);
+    let registry = Registry::new();
+    let data = Value::Object(Arc::new(data));
+    seams::execute_template(&TemplateCall {
+        name: "output-file",
+        helpers: &[],
+        text: template,
+        data: &data,
+        missing_key: MissingKey::Zero,
+        registry: &std::sync::Arc::new(registry),
+        host: &host,
+    })
+    .map_err(|f| {
+        let e = template_error(*f.error);
+        let m = format!("executing output-file template: {}", e.message);
+        HelmfileError { message: m, ..e }
+    })
+}
+
+/// `helm template` for one release (`TemplateReleases` + `flagsForTemplate`): the
+/// chart resolved offline, the generated values files and `--set` arguments.
+pub(crate) fn template_release(
+    input: &StackInput,
+    st: &HelmState,
+    index: usize,
+    rr: &mut ReleaseRender,
+    notes: &mut Vec<String>,
+) -> Result<String> {
+    let r = &st.spec.releases[index];
+    let resolved = input
+        .chart_sources
+        .resolve(&input.render.vfs, &r.name, &r.chart, &st.cwd, &r.version)
+        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e.to_string()))?;
+    let note = resolved.stamped_version.as_ref().map(|v| {
+        format!(
+            "release {:?}: chart {:?} from {} renders with version {v} (the source has {})",
+            r.name,
+            r.chart,
+            resolved.dir.display(),
+            resolved.tree_version
+        )
+    });
+    let values_files: Vec<(String, Vec<u8>)> = rr
+        .values_files
+        .iter()
+        .map(|f| {
+            (
+                f.path.clone().unwrap_or_else(|| f.origin.clone()),
+                f.content.clone().into_bytes(),
+            )
+        })
+        .collect();
+    let mut set = Vec::new();
+    let mut set_file = Vec::new();
+    for s in &rr.set {
+        match s {
+            SetArg::Set(x) => set.push(x.clone()),
+            SetArg::SetFile(x) => set_file.push(x.clone()),
+        }
+    }
+    rr.chart_source = Some(resolved.clone());
+    let api_versions = if r.api_versions.is_empty() {
+        st.spec.api_versions.clone()
+    } else {
+        r.api_versions.clone()
+    };
+    let kube_version = [&r.kube_version, &st.spec.kube_version]
+        .into_iter()
+        .find(|v| !v.is_empty())
+        .cloned();
+    let call = ChartCall {
+        release_name: r.name.clone(),
+        namespace: r.namespace.clone(),
+        chart_dir: resolved.dir.clone(),
+        version_override: resolved.stamped_version.clone(),
+        values_files,
+        set,
+        set_file,
+        kube_version,
+        api_versions,
+        include_crds: false,
+        skip_tests: false,
+        dependency_sources: input.chart_sources.clone(),
+        vfs: input.render.vfs.clone(),
+        seed: input.render.seed,
+    };
+    if let Some(n) = note {
+        notes.push(n);
+    }
+    seams::render_chart(&call)
+        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sha1_known_vectors() {
+        assert_eq!(sha1_hex(b""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+        assert_eq!(sha1_hex(b"abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(
+            sha1_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
+        );
+    }
+}

@@ -1,0 +1,215 @@
+//! A release's values as Helmfile hands them to helm (`generateValuesFiles`,
+//! `namespaceAndValuesFlags`) and as `write-values` merges them.
+//!
+//! Each `values:` entry becomes one `--values` file, in order: a path is resolved
+//! relative to the state (missing-file handler applies), rendered with release data
+//! when it ends in `.gotmpl` (with the file's own directory as base) and otherwise
+//! passed byte for byte; an inline map is written with the yaml.v2 encoder. Then
+//! come `secrets:` (only unencrypted files work offline). `set:` entries become
+//! `--set name=value` with `{`, `}` and `,` backslash-escaped.
+
+use super::error::{ErrorKind, HelmfileError, Result};
+use super::gomerge::merge_override;
+use super::load::{HelmState, Loader};
+use super::paths;
+use super::release::release_data;
+use super::seams;
+use super::spec::{ReleaseSpec, SetValue};
+use crate::template::{Map, Value};
+
+/// One generated values file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValuesFile {
+    /// Where it came from: the values path as written in the state, or
+    /// `values[i]` for an inline map.
+    pub origin: String,
+    /// The resolved file (Go path) for file entries.
+    pub path: Option<String>,
+    pub content: String,
+}
+
+/// Helmfile's escaping of `--set` names and values.
+pub fn escape_set(v: &str) -> String {
+    v.replace('{', "\\{")
+        .replace('}', "\\}")
+        .replace(',', "\\,")
+}
+
+fn value_files(
+    ld: &Loader<'_>,
+    st: &HelmState,
+    r: &ReleaseSpec,
+    entries: &[Value],
+    kind: &str,
+) -> Result<Vec<ValuesFile>> {
+    let mut out = Vec::new();
+    let data = release_data(st, r);
+    for (i, v) in entries.iter().enumerate() {
+        match v {
+            Value::String(s) => {
+                let entry = format!("{}{}", r.values_path_prefix, s);
+                let Some(files) = ld.resolve_file(
+                    r.missing_file_handler.as_deref(),
+                    kind,
+                    &entry,
+                    &st.base_path,
+                    &st.file_path,
+                    &st.cwd,
+                )?
+                else {
+                    continue;
+                };
+                if files.len() > 1 {
+                    return Err(HelmfileError::other(
+                        "glob patterns in release values and secrets is not supported yet. please submit a feature request if necessary",
+                    ));
+                }
+                let path = files[0].clone();
+                if kind == "secrets" {
+                    check_plain_secret(ld, st, &path)?;
+                }
+                let content = ld
+                    .render_values_file(&path, &data, &st.cwd)
+                    .map_err(|e| e.wrap(format!("failed to render values files \"{s}\"")))?;
+                out.push(ValuesFile {
+                    origin: s.to_string(),
+                    path: Some(path),
+                    content,
+                });
+            }
+            Value::Map(_) => {
+                let content =
+                    seams::encode_yaml(v).map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))?;
+                out.push(ValuesFile {
+                    origin: format!("{kind}[{i}]"),
+                    path: None,
+                    content,
+                });
+            }
+            other => {
+                return Err(HelmfileError::other(format!(
+                    "unexpected type of value: value={}, type={}",
+                    crate::template::fmt::format_value(other),
+                    other.type_name()
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn check_plain_secret(ld: &Loader<'_>, st: &HelmState, path: &str) -> Result<()> {
+    let abs = paths::resolve(&st.cwd, path);
+    let text = ld.renv.vfs.read_to_string(&abs).unwrap_or_default();
+    let encrypted = text
+        .lines()
+        .any(|l| l.starts_with("sops:") || l.starts_with("\"sops\":"));
+    if encrypted {
+        return Err(HelmfileError::new(
+            ErrorKind::Other,
+            format!("secrets file \"{path}\" is encrypted: decrypting secrets (helm secrets / sops) is not available offline"),
+        )
+        .with_file(abs));
+    }
+    Ok(())
+}
+
+/// The `--values` files of a release, in order (values, then secrets).
+pub fn generate_values_files(
+    ld: &Loader<'_>,
+    st: &HelmState,
+    r: &ReleaseSpec,
+) -> Result<Vec<ValuesFile>> {
+    let mut files = value_files(ld, st, r, &r.values, "values")?;
+    files.extend(value_files(ld, st, r, &r.secrets, "secrets")?);
+    Ok(files)
+}
+
+/// One `--set` or `--set-file` argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetArg {
+    Set(String),
+    SetFile(String),
+}
+
+/// The `--set` arguments of a release (`set:` entries, then legacy `env:` entries).
+pub fn set_flags(ld: &Loader<'_>, st: &HelmState, r: &ReleaseSpec) -> Result<Vec<SetArg>> {
+    let mut out = Vec::new();
+    for sv in &r.set_values {
+        out.extend(set_flag(st, sv));
+    }
+    if !r.env_values.is_empty() {
+        let mut vals = Vec::new();
+        let mut missing = Vec::new();
+        for sv in &r.env_values {
+            match ld.renv.env.get(&sv.value) {
+                Some(v) => vals.push(format!("{}={}", escape_set(&sv.name), escape_set(v))),
+                None => missing.push(format!("\t{}", sv.value)),
+            }
+        }
+        if !missing.is_empty() {
+            return Err(HelmfileError::other(format!(
+                "Environment Variables not found. Please make sure they are set and try again:\n{}",
+                missing.join("\n")
+            )));
+        }
+        out.push(SetArg::Set(vals.join(",")));
+    }
+    Ok(out)
+}
+
+fn set_flag(st: &HelmState, sv: &SetValue) -> Option<SetArg> {
+    if !sv.value.is_empty() {
+        Some(SetArg::Set(format!(
+            "{}={}",
+            escape_set(&sv.name),
+            escape_set(&sv.value)
+        )))
+    } else if !sv.file.is_empty() {
+        Some(SetArg::SetFile(format!(
+            "{}={}",
+            escape_set(&sv.name),
+            paths::resolve(&st.cwd, &st.storage_path(&sv.file)).display()
+        )))
+    } else if !sv.values.is_empty() {
+        let items: Vec<String> = sv.values.iter().map(|v| escape_set(v)).collect();
+        Some(SetArg::Set(format!(
+            "{}={{{}}}",
+            escape_set(&sv.name),
+            items.join(",")
+        )))
+    } else {
+        None
+    }
+}
+
+/// `write-values`: every generated file decoded (yaml.v2) and merged with mergo's
+/// override semantics, in order.
+pub fn merge_values_files(files: &[ValuesFile]) -> Result<Map> {
+    let merged = Map::new();
+    for f in files {
+        let v = seams::decode_values(&f.content).map_err(|e| {
+            HelmfileError::new(
+                ErrorKind::Yaml,
+                format!(
+                    "unmarshalling yaml {}: {e}",
+                    f.path.as_deref().unwrap_or(&f.origin)
+                ),
+            )
+        })?;
+        if let Value::Map(m) = v {
+            merge_override(&merged, &m);
+        }
+    }
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_escaping() {
+        assert_eq!(escape_set("a,b{c}"), "a\\,b\\{c\\}");
+    }
+}

@@ -1,0 +1,173 @@
+//! stackproof's own Helmfile stacks (`charts-under-test/helmfile/`) against the
+//! outputs the real helmfile 0.166 + helm 3.15 produced for them (`regen.sh`).
+//!
+//! Each line of `cases.txt` is one helmfile invocation; the native run must give the
+//! same exit code, the same stdout, the same error message and the same
+//! `write-values` files. Prints `identical / total` and fails below the committed
+//! floor. The stacks cover multi-part files, environments (values files, `.gotmpl`
+//! values, inline values, missing-file handlers), state values flags, `bases:`,
+//! nested `helmfiles:` with values and inherited selectors, `templates:` with
+//! `inherit:` and `<<:` merge keys, conditions, `installed: false`, selectors, `needs`
+//! ordering, `valuesTemplate`, `set:`, helper defines and the file functions, plus
+//! one file per error case.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use stackproof::cli::helmfile::{input_from_args, HelmfileArgs};
+use stackproof::helmfile::render_stack;
+
+/// Checks that must be identical (raise as conformance improves; never lower it).
+const FLOOR: usize = 0;
+
+#[derive(Parser)]
+#[command(name = "helmfile")]
+struct Wrapper {
+    #[command(flatten)]
+    args: HelmfileArgs,
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test/helmfile")
+}
+
+struct Case {
+    name: String,
+    dir: String,
+    env: BTreeMap<String, String>,
+    args: Vec<String>,
+}
+
+fn cases() -> Vec<Case> {
+    let text = std::fs::read_to_string(root().join("cases.txt")).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let mut it = l.splitn(4, '|');
+            let name = it.next()?.to_string();
+            let dir = it.next()?.to_string();
+            let env = it
+                .next()?
+                .split(',')
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let args = it.next()?.split_whitespace().map(String::from).collect();
+            Some(Case {
+                name,
+                dir,
+                env,
+                args,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn cases_file_is_complete() {
+    let cs = cases();
+    assert!(cs.len() >= 25, "cases.txt lists {} cases", cs.len());
+    for c in &cs {
+        assert!(
+            root().join(&c.dir).is_dir(),
+            "{}: no stack {}",
+            c.name,
+            c.dir
+        );
+        assert!(
+            root().join("expected").join(&c.name).join("rc").is_file(),
+            "{}: no expected output (run regen.sh)",
+            c.name
+        );
+    }
+}
+
+#[test]
+fn stacks_match_helmfile() {
+    let mut identical = 0;
+    let mut total = 0;
+    let mut report = Vec::new();
+    for c in cases() {
+        let exp_dir = root().join("expected").join(&c.name);
+        let read = |f: &str| std::fs::read_to_string(exp_dir.join(f)).ok();
+        let mut argv = vec!["helmfile".to_string()];
+        argv.extend(c.args.iter().cloned());
+        let is_wv = c.args.iter().any(|a| a == "write-values");
+        if is_wv {
+            argv.push("--output-file-template".into());
+            argv.push("{{ .Release.Name }}.yaml".into());
+        }
+        let parsed = match Wrapper::try_parse_from(&argv) {
+            Ok(w) => w,
+            Err(e) => panic!("{}: bad arguments: {e}", c.name),
+        };
+        let wd = root().join(&c.dir);
+        let input = match input_from_args(&parsed.args, &wd, c.env.clone()) {
+            Ok(i) => i,
+            Err(e) => panic!("{}: {e}", c.name),
+        };
+        let out = render_stack(&input);
+        let mut check = |what: &str, ok: bool, detail: String| {
+            total += 1;
+            if ok {
+                identical += 1;
+            } else {
+                report.push(format!("{}: {what} differs{detail}", c.name));
+            }
+        };
+        let rc: i32 = read("rc").and_then(|s| s.trim().parse().ok()).unwrap_or(-1);
+        check(
+            "exit code",
+            out.exit_code == rc,
+            format!(" (want {rc}, got {})", out.exit_code),
+        );
+        if rc == 0 {
+            let exp = read("stdout").unwrap_or_default();
+            let ok = out.stdout == exp;
+            check("stdout", ok, String::new());
+        }
+        if let Some(exp) = read("error") {
+            let got = out
+                .error
+                .as_ref()
+                .map(|e| format!("{}\n", e.message))
+                .unwrap_or_default();
+            let detail = format!(
+                "\n    want: {}\n    got:  {}",
+                exp.trim_end(),
+                got.trim_end()
+            );
+            check("error", got == exp, detail);
+        }
+        if is_wv {
+            if let Ok(rd) = std::fs::read_dir(exp_dir.join("values")) {
+                let written: BTreeMap<String, &str> = out
+                    .written
+                    .iter()
+                    .map(|f| (f.path.clone(), f.content.as_str()))
+                    .collect();
+                let mut files: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+                files.sort();
+                for f in files {
+                    let name = f
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    let exp = std::fs::read_to_string(&f).unwrap_or_default();
+                    let ok = written.get(&name).is_some_and(|g| *g == exp);
+                    check(&format!("values/{name}"), ok, String::new());
+                }
+            }
+        }
+    }
+    for r in &report {
+        eprintln!("{r}");
+    }
+    eprintln!("Helmfile stacks: {identical} / {total} identical");
+    assert!(total > 0);
+    assert!(
+        identical >= FLOOR,
+        "{identical} / {total} identical, floor {FLOOR}"
+    );
+}
