@@ -7,7 +7,10 @@ pub mod template;
 
 use clap::{Parser, Subcommand};
 
+pub mod check;
 pub mod helmfile;
+pub mod rules_cmd;
+pub mod schema;
 
 /// Prove Helm charts and Helmfile stacks correct before they ship.
 #[derive(Parser, Debug)]
@@ -21,6 +24,12 @@ pub struct Cli {
 pub enum Command {
     /// Print the version and exit.
     Version,
+    /// Render every cell of every target and check the rules on it.
+    Check(check::CheckArgs),
+    /// Print or write the JSON Schemas of the configuration and of rule files.
+    Schema(schema::SchemaArgs),
+    /// Explain the assertion kinds rules can use.
+    Rules(rules_cmd::RulesArgs),
     /// Execute one Go template file with data and print the output.
     Render(render::RenderArgs),
     /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
@@ -44,6 +53,9 @@ pub fn main() -> i32 {
             println!("stackproof {}", env!("CARGO_PKG_VERSION"));
             0
         }
+        Command::Check(args) => check::run(&args),
+        Command::Schema(args) => schema::run(&args),
+        Command::Rules(args) => rules_cmd::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Helmfile(args) => helmfile::run(*args),
         Command::Template(args) => template::run(&args),

@@ -28,9 +28,9 @@ pub mod reflection;
 pub mod regex;
 pub mod semver;
 pub mod strings;
-pub mod url;
 #[cfg(test)]
 mod testing;
+pub mod url;
 
 // Helm's additions.
 pub mod control;

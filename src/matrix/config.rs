@@ -267,6 +267,11 @@ pub struct CellSpec {
     /// Nested values merged over the target's values.
     #[serde(default)]
     pub values: Option<Json>,
+    /// Only these rules (ids or globs) are checked on this cell. For cells that are
+    /// meant to fail rendering, where every other rule could only report that it
+    /// cannot evaluate.
+    #[serde(default)]
+    pub rules: Vec<String>,
 }
 
 /// A loaded, validated configuration with resolved paths and expanded cells.

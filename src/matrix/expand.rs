@@ -25,6 +25,8 @@ pub struct Cell {
     pub values_files: Vec<PathBuf>,
     /// Nested values merged over the target's values before `set` applies.
     pub values: Option<Json>,
+    /// When not empty, only rules whose id matches one of these globs are checked.
+    pub rules: Vec<String>,
 }
 
 impl Cell {
@@ -273,6 +275,7 @@ pub fn expand(m: &MatrixSpec, node: Option<&YNode>, root: &Path) -> Result<Vec<C
                 .map(|p| normalize(&root.join(p)))
                 .collect(),
             values: c.values.clone(),
+            rules: c.rules.clone(),
         });
     }
 

@@ -12,7 +12,13 @@
 //! manifests/<release>.yaml the release's rendered stream (`# Source:` comments kept)
 //! manifests/<release>.error that release failed to render
 //! manifests.error          the whole manifests layer failed
+//! error.txt                every layer failed with this message
 //! ```
+//!
+//! The same reader accepts what Helmfile itself writes, so output rendered elsewhere
+//! can be checked: `list.json` (`helmfile list --output json`) stands in for
+//! `states.yaml`, `template/` (one `helmfile template` stream per release) for
+//! `manifests/`, and `values/` is what `helmfile write-values` writes.
 //!
 //! Releases come from `states.yaml`; only active ones (installed and enabled) have values
 //! and manifests, as in Helmfile. Without `states.yaml`, the releases are the files found
@@ -27,10 +33,11 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 
 use super::config::{display_path, TargetKind};
+use super::convert::decode_yaml;
 use super::expand::deep_merge;
 use super::manifests::parse_stream;
 use super::model::{
-    Manifest, ManifestsLayer, Origins, Release, ReleaseId, ReleaseValues, RenderError,
+    LazyOrigins, Manifest, ManifestsLayer, Origins, Release, ReleaseId, ReleaseValues, RenderError,
     RenderedCell, StatesLayer, ValuesLayer, VirtualSources,
 };
 use super::render::{RenderRequest, Renderer};
@@ -95,6 +102,17 @@ impl Renderer for FixtureRenderer {
         let dir = cells.get(&req.cell.name).unwrap_or(path);
         let show = |p: &Path| display_path(p, req.display_base);
         let mut values = req.values.clone();
+        if let Some(e) = layer_error(dir, "error") {
+            return RenderedCell::failed(&req.target.name, &req.cell.name, values, e);
+        }
+        if !dir.is_dir() {
+            return RenderedCell::failed(
+                &req.target.name,
+                &req.cell.name,
+                values,
+                RenderError::new(format!("fixture directory {} does not exist", show(dir))),
+            );
+        }
 
         let states = read_states(dir, &show);
         if let Ok((_, Some(v))) = &states {
@@ -167,9 +185,85 @@ impl Renderer for FixtureRenderer {
 }
 
 fn layer_error(dir: &Path, layer: &str) -> Option<RenderError> {
-    std::fs::read_to_string(dir.join(format!("{layer}.error")))
+    let file = if layer == "error" {
+        dir.join("error.txt")
+    } else {
+        dir.join(format!("{layer}.error"))
+    };
+    std::fs::read_to_string(file)
         .ok()
         .map(|t| RenderError::new(t.trim_end()))
+}
+
+/// The directory holding rendered streams: `manifests/`, or Helmfile's `template/`.
+fn manifests_dir(dir: &Path) -> &'static str {
+    if !dir.join("manifests").is_dir() && dir.join("template").is_dir() {
+        "template"
+    } else {
+        "manifests"
+    }
+}
+
+/// One entry of `helmfile list --output json`.
+#[derive(Deserialize)]
+struct ListedRelease {
+    name: String,
+    #[serde(default)]
+    namespace: String,
+    #[serde(default = "yes")]
+    enabled: bool,
+    #[serde(default = "yes")]
+    installed: bool,
+    /// `k:v,k2:v2`.
+    #[serde(default)]
+    labels: String,
+    #[serde(default)]
+    chart: String,
+    #[serde(default)]
+    version: String,
+}
+
+/// Reads `list.json`, placing each release at its line of the file.
+fn read_list_json(file: &Path, shown: &str) -> Result<StatesLayer, RenderError> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| RenderError::new(format!("cannot read {shown}: {e}")))?;
+    // JSON is YAML: the position-keeping reader gives each entry its line.
+    let node = yaml::parse_one(&text, Duplicates::LastWins).map_err(|e| {
+        RenderError::new(format!(
+            "{shown}: invalid helmfile list output: {}",
+            e.message
+        ))
+    })?;
+    let listed: Vec<ListedRelease> = yaml::from_node(&node).map_err(|e| {
+        RenderError::new(format!(
+            "{shown}: invalid helmfile list output: {}",
+            e.message
+        ))
+    })?;
+    let mut releases = Vec::new();
+    for (i, r) in listed.into_iter().enumerate() {
+        let labels = r
+            .labels
+            .split(',')
+            .filter(|kv| !kv.is_empty())
+            .map(|kv| match kv.split_once(':') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (kv.to_string(), String::new()),
+            })
+            .collect();
+        releases.push(Release {
+            id: ReleaseId::new(r.namespace, r.name),
+            chart: r.chart,
+            version: r.version,
+            labels,
+            needs: Vec::new(),
+            installed: r.installed,
+            enabled: r.enabled,
+            condition: None,
+            declared_at: node.index(i).map(|n| n.pos.location(shown)),
+        });
+    }
+    Ok(StatesLayer::new(releases))
 }
 
 type States = (Option<StatesLayer>, Option<Json>);
@@ -180,6 +274,10 @@ fn read_states(dir: &Path, show: &dyn Fn(&Path) -> String) -> Result<States, Ren
     }
     let file = dir.join("states.yaml");
     let Ok(text) = std::fs::read_to_string(&file) else {
+        let list = dir.join("list.json");
+        if list.is_file() {
+            return Ok((Some(read_list_json(&list, &show(&list))?), None));
+        }
         return Ok((None, None));
     };
     let shown = show(&file);
@@ -255,7 +353,7 @@ fn parse_file_line(s: &str) -> Option<Location> {
 /// Release names found as `values/*.yaml|error` and `manifests/*.yaml|error`.
 fn releases_from_files(dir: &Path) -> Vec<ReleaseId> {
     let mut ids = BTreeSet::new();
-    for sub in ["values", "manifests"] {
+    for sub in ["values", manifests_dir(dir)] {
         let Ok(rd) = std::fs::read_dir(dir.join(sub)) else {
             continue;
         };
@@ -311,25 +409,21 @@ fn read_values(
     let shown = show(&f);
     let text = std::fs::read_to_string(&f)
         .map_err(|e| RenderError::new(format!("cannot read {shown}: {e}")))?;
-    let node = yaml::parse_one(&text, Duplicates::LastWins).map_err(|e| {
+    // Values files are read as Helm and Helmfile read them (yaml.v2 typing).
+    let decoded = decode_yaml(&text, &shown, 1).map_err(|e| {
         RenderError::new(format!(
             "{shown}:{}: invalid values: {}",
-            e.pos.map_or(1, |p| p.line),
+            e.line.unwrap_or(1),
             e.message
         ))
     })?;
-    let mut pos = BTreeMap::new();
-    node.collect_positions(&mut "$".to_string(), &mut pos);
-    let mut values = node.to_json();
+    let mut values = decoded.value;
     if values.is_null() {
         values = Json::Object(Default::default());
     }
     Ok(ReleaseValues {
         values,
-        origins: pos
-            .into_iter()
-            .map(|(k, p)| (k, p.location(&shown)))
-            .collect(),
+        origins: LazyOrigins::ready(decoded.origins),
         files: vec![shown],
     })
 }
@@ -340,11 +434,12 @@ fn read_manifests(
     show: &dyn Fn(&Path) -> String,
     sources: &mut VirtualSources,
 ) -> Result<Vec<Manifest>, RenderError> {
-    if let Some(f) = release_file(dir, "manifests", id, "error") {
+    let sub = manifests_dir(dir);
+    if let Some(f) = release_file(dir, sub, id, "error") {
         let t = std::fs::read_to_string(&f).unwrap_or_default();
         return Err(RenderError::new(t.trim_end()));
     }
-    let Some(f) = release_file(dir, "manifests", id, "yaml") else {
+    let Some(f) = release_file(dir, sub, id, "yaml") else {
         return Err(RenderError::new(format!(
             "fixture {} has no manifests for release {id}",
             show(dir)

@@ -2,10 +2,14 @@
 //! their text, their `# Source:` template and the output line of every field.
 //!
 //! Every renderer ends with a YAML stream, so this is shared: the fixture renderer reads
-//! it from files and the native chart renderer produces it in memory.
+//! it from files and the native chart renderer produces it in memory. Documents are
+//! read with the yaml.v2 codec Helm itself uses, so whatever Helm accepts (and types)
+//! reads the same here.
 
-use super::model::{Manifest, Origins, RenderError};
-use super::yaml::{self, Duplicates, YKind};
+use serde_json::Value as Json;
+
+use super::convert::decode_yaml_value;
+use super::model::{LazyOrigins, Manifest, RenderError};
 use crate::source::Location;
 
 /// Splits a YAML stream on `---` lines and parses each document. `file` names the
@@ -14,12 +18,12 @@ pub fn parse_stream(text: &str, file: &str) -> Result<Vec<Manifest>, RenderError
     let mut out = Vec::new();
     for chunk in split_documents(text) {
         let body_text = chunk.text;
-        let node = match yaml::parse_one(body_text, Duplicates::LastWins) {
-            Ok(n) => n,
+        let decoded = match decode_yaml_value(body_text) {
+            Ok(d) => d,
             Err(e) => {
                 let line = e
-                    .pos
-                    .map_or(chunk.first_line, |p| p.line as usize + chunk.first_line - 1);
+                    .line
+                    .map_or(chunk.first_line, |l| l + chunk.first_line - 1);
                 return Err(RenderError::new(format!(
                     "{file}:{line}: rendered output is not valid YAML: {}",
                     e.message
@@ -27,37 +31,26 @@ pub fn parse_stream(text: &str, file: &str) -> Result<Vec<Manifest>, RenderError
                 .at(Location {
                     file: file.to_string(),
                     line,
-                    column: e.pos.map_or(1, |p| p.col as usize),
+                    column: 1,
                 }));
             }
         };
-        match &node.kind {
-            YKind::Null => continue,
-            YKind::Map(_) => {}
-            _ => {
+        match &decoded {
+            Json::Null => continue,
+            Json::Object(_) => {}
+            other => {
                 return Err(RenderError::new(format!(
-                    "{file}:{}: a rendered document is a {}, not a mapping",
+                    "{file}:{}: a rendered document is not a mapping but {}",
                     chunk.first_line,
-                    node.type_name()
+                    match other {
+                        Json::Array(_) => "a list",
+                        _ => "a scalar",
+                    }
                 )))
             }
         }
-        let mut positions = std::collections::BTreeMap::new();
-        node.collect_positions(&mut "$".to_string(), &mut positions);
-        let origins: Origins = positions
-            .into_iter()
-            .map(|(k, p)| {
-                (
-                    k,
-                    Location {
-                        file: file.to_string(),
-                        line: p.line as usize + chunk.first_line - 1,
-                        column: p.col as usize,
-                    },
-                )
-            })
-            .collect();
-        let body = node.to_json();
+        let body = decoded;
+        let text: std::sync::Arc<str> = body_text.into();
         let s = |p: &str| body.pointer(p).and_then(|v| v.as_str()).map(str::to_string);
         out.push(Manifest {
             kind: s("/kind").unwrap_or_default(),
@@ -69,9 +62,9 @@ pub fn parse_stream(text: &str, file: &str) -> Result<Vec<Manifest>, RenderError
                 line: 0,
                 column: 0,
             }),
-            text: body_text.into(),
+            origins: LazyOrigins::from_yaml(text.clone(), file, chunk.first_line),
+            text,
             body,
-            origins,
         });
     }
     Ok(out)
@@ -135,7 +128,7 @@ mod tests {
             Some("c/templates/a.yaml")
         );
         assert_eq!(m[1].namespace.as_deref(), Some("ns"));
-        assert_eq!(m[1].origins["$['metadata']['name']"].line, 11);
+        assert_eq!(m[1].origins.get()["$['metadata']['name']"].line, 11);
     }
 
     #[test]

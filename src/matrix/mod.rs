@@ -6,10 +6,12 @@
 //! * [`render`] — the [`render::Renderer`] trait and parallel rendering;
 //! * [`fixture`] — a renderer reading pre-rendered layers from files;
 //! * [`manifests`] — parsing a rendered YAML stream into documents with positions;
+//! * [`convert`] — template values and yaml.v2 documents to JSON with positions;
 //! * [`yaml`] — the position-keeping YAML tree every input goes through;
 //! * [`error`] — input (configuration) errors reported at `file:line:col`.
 
 pub mod config;
+pub mod convert;
 pub mod error;
 pub mod expand;
 pub mod fixture;

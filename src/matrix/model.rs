@@ -27,6 +27,43 @@ use crate::source::Location;
 /// Where the nodes of a JSON document came from: normalized JSONPath → position.
 pub type Origins = BTreeMap<String, Location>;
 
+/// Origins computed on first use: a rendered document has thousands of nodes and a
+/// report points at a handful, so positions are worked out only for documents a
+/// finding actually refers to.
+#[derive(Clone, Debug, Default)]
+pub struct LazyOrigins {
+    /// The YAML text, its name and the line its first line has in that file.
+    source: Option<(Arc<str>, String, usize)>,
+    done: std::sync::OnceLock<Origins>,
+}
+
+impl LazyOrigins {
+    /// Already known positions.
+    pub fn ready(origins: Origins) -> LazyOrigins {
+        let done = std::sync::OnceLock::new();
+        let _ = done.set(origins);
+        LazyOrigins { source: None, done }
+    }
+
+    /// Positions of the document in `text` (named `file`, starting at `first_line`),
+    /// read when first asked for.
+    pub fn from_yaml(text: Arc<str>, file: &str, first_line: usize) -> LazyOrigins {
+        LazyOrigins {
+            source: Some((text, file.to_string(), first_line)),
+            done: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub fn get(&self) -> &Origins {
+        self.done.get_or_init(|| match &self.source {
+            Some((text, file, first)) => super::convert::decode_yaml(text, file, *first)
+                .map(|d| d.origins)
+                .unwrap_or_default(),
+            None => Origins::new(),
+        })
+    }
+}
+
 /// A release within a stack. Helmfile identifies releases by namespace and name.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ReleaseId {
@@ -124,11 +161,13 @@ impl Release {
         self.installed && self.enabled
     }
 
-    /// The JSON a states-layer rule sees for this release.
+    /// The JSON a states-layer rule sees for this release (`id` is `namespace/name`, the
+    /// form `needs` entries use).
     pub fn to_json(&self) -> Json {
         serde_json::json!({
             "name": self.id.name,
             "namespace": self.id.namespace,
+            "id": self.id.to_string(),
             "chart": self.chart,
             "version": self.version,
             "labels": self.labels,
@@ -147,7 +186,7 @@ pub struct StatesLayer {
     /// `to_json` of each release, computed once so rules can borrow it.
     pub docs: Vec<Json>,
     /// Where each field of each release document was declared, when known.
-    pub origins: Vec<Origins>,
+    pub origins: Vec<LazyOrigins>,
 }
 
 impl StatesLayer {
@@ -160,7 +199,7 @@ impl StatesLayer {
                 if let Some(at) = &r.declared_at {
                     o.insert("$".into(), at.clone());
                 }
-                o
+                LazyOrigins::ready(o)
             })
             .collect();
         StatesLayer {
@@ -171,8 +210,12 @@ impl StatesLayer {
     }
 
     pub fn with_origins(mut self, origins: Vec<Origins>) -> StatesLayer {
-        for (slot, o) in self.origins.iter_mut().zip(origins) {
-            slot.extend(o);
+        for (slot, mut o) in self.origins.iter_mut().zip(origins) {
+            // The declaring line (which may be in another file) wins over the fixture's.
+            if let Some(at) = slot.get().get("$") {
+                o.insert("$".into(), at.clone());
+            }
+            *slot = LazyOrigins::ready(o);
         }
         self
     }
@@ -187,7 +230,7 @@ impl StatesLayer {
 pub struct ReleaseValues {
     pub values: Json,
     /// Where leaves came from (the values file line that set them), when known.
-    pub origins: Origins,
+    pub origins: LazyOrigins,
     /// The values files merged, in order.
     pub files: Vec<String>,
 }
@@ -212,7 +255,7 @@ pub struct Manifest {
     /// when the renderer knows it.
     pub template: Option<Location>,
     /// Where each node of `body` sits in the rendered output (or in a fixture file).
-    pub origins: Origins,
+    pub origins: LazyOrigins,
 }
 
 impl Manifest {

@@ -163,9 +163,10 @@ impl YNode {
     }
 
     /// Records the position of this node and every node below it, keyed by normalized
-    /// JSONPath, into `out`.
+    /// JSONPath, into `out`. A mapping or sequence under a key is recorded at its key
+    /// (`data:`), which is where a reader looks for it; scalars at their value.
     pub fn collect_positions(&self, path: &mut String, out: &mut BTreeMap<String, Pos>) {
-        out.insert(path.clone(), self.pos);
+        out.entry(path.clone()).or_insert(self.pos);
         match &self.kind {
             YKind::Seq(items) => {
                 for (i, item) in items.iter().enumerate() {
@@ -179,6 +180,9 @@ impl YNode {
                 for (k, v) in entries {
                     let len = path.len();
                     push_member(path, &k.as_key().unwrap_or_default());
+                    if matches!(v.kind, YKind::Map(_) | YKind::Seq(_)) {
+                        out.insert(path.clone(), k.pos);
+                    }
                     v.collect_positions(path, out);
                     path.truncate(len);
                 }
@@ -800,6 +804,8 @@ mod tests {
         n.collect_positions(&mut "$".to_string(), &mut out);
         let p = out["$['a']['b'][1]"];
         assert_eq!((p.line, p.col), (2, 10));
+        let b = out["$['a']['b']"];
+        assert_eq!((b.line, b.col), (2, 3));
     }
 
     #[test]

@@ -1,0 +1,123 @@
+//! Every assertion kind has a fixture rule that fires and one that stays quiet, run
+//! through the whole pipeline (configuration, matrix, fixture rendering, engine) on the
+//! fixture stacks under `testdata/rules/`.
+
+use std::path::PathBuf;
+
+use stackproof::cli::check::{run_check, Filters};
+use stackproof::matrix::config::{load, LoadOptions};
+use stackproof::matrix::render::Renderers;
+use stackproof::report::{Report, Status};
+use stackproof::rules::assert::KINDS;
+
+fn testdata() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
+}
+
+fn report() -> Report {
+    let dir = testdata();
+    let cfg = load(
+        &dir.join("stackproof.yaml"),
+        &LoadOptions {
+            root: None,
+            display_base: Some(dir.clone()),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    run_check(&cfg, &Renderers::builtin(), &Filters::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_kind_has_a_firing_and_a_quiet_fixture() {
+    for k in KINDS {
+        let file = testdata()
+            .join("kinds")
+            .join(format!("{}.yaml", k.name.replace('-', "_")));
+        let text = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("kind {} has no fixture {}: {e}", k.name, file.display()));
+        assert!(
+            text.contains(&format!("id: {}-fires", k.name)),
+            "{} has no firing rule",
+            k.name
+        );
+        assert!(
+            text.contains(&format!("id: {}-quiet", k.name)),
+            "{} has no quiet rule",
+            k.name
+        );
+        assert!(
+            text.contains(&format!("{{{}:", k.name)) || text.contains(&format!("- {}:", k.name)),
+            "{}'s fixture does not use the kind",
+            k.name
+        );
+    }
+}
+
+#[test]
+fn firing_rules_fire_and_quiet_rules_stay_quiet() {
+    let r = report();
+    let mut evaluated: std::collections::BTreeMap<&str, usize> = Default::default();
+    for o in &r.outcomes {
+        if matches!(o.status, Status::Skipped { .. }) {
+            continue;
+        }
+        *evaluated.entry(o.rule.as_str()).or_default() += 1;
+        let fires = o.rule.contains("-fires");
+        if fires {
+            assert_eq!(
+                o.status,
+                Status::Failed,
+                "{} in {} did not fire",
+                o.rule,
+                o.cell
+            );
+            assert!(!o.findings.is_empty());
+        } else {
+            assert!(o.rule.contains("-quiet"), "unexpected rule id {}", o.rule);
+            assert_eq!(
+                o.status,
+                Status::Passed,
+                "{} in {} fired: {:#?}",
+                o.rule,
+                o.cell,
+                o.findings
+            );
+        }
+    }
+    for info in &r.rules {
+        assert!(
+            evaluated.contains_key(info.id.as_str()),
+            "{} was skipped in every cell",
+            info.id
+        );
+    }
+}
+
+#[test]
+fn findings_are_stable() {
+    let r = report();
+    let lines: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let at = f
+                .primary()
+                .map(|l| format!("{}:{}:{}", l.file, l.line, l.column))
+                .unwrap_or_default();
+            format!(
+                "[{}] {} | {} | {} | {} | {}\n    {}",
+                f.cell,
+                f.rule,
+                f.release.clone().unwrap_or_default(),
+                f.resource
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+                at,
+                f.path.clone().unwrap_or_default(),
+                f.message
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(lines.join("\n"));
+}
