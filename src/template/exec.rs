@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
+use crate::source::SourceFile;
 
 use super::ast::{Branch, Node, NodeId, Tree};
 use super::builtins::{self, Builtin};
@@ -1176,11 +1177,17 @@ impl Engine for State<'_> {
     fn tpl(&mut self, text: &str, data: &Value) -> Result<String, FuncError> {
         let mut clone = self.set.clone();
         let root = clone.name().to_string();
-        if let Err(e) = clone.parse(&root, text) {
-            return Err(FuncError::Nested {
-                message: e.message.clone(),
-                inner: Box::new(e),
-            });
+        match clone.parse_tracking_root(&root, SourceFile::new(root.as_str(), text)) {
+            Err(e) => {
+                return Err(FuncError::Nested {
+                    message: e.message.clone(),
+                    inner: Box::new(e),
+                })
+            }
+            // An empty body executes as nothing, even though the set keeps the
+            // older, non-empty template of that name.
+            Ok(true) => return Ok(String::new()),
+            Ok(false) => {}
         }
         let mut out = String::new();
         let r = {

@@ -103,6 +103,16 @@ impl TemplateSet {
     /// new body is empty (only spaces and comments); on a parse error nothing is
     /// added.
     pub fn parse_source(&mut self, name: &str, source: SourceFile) -> Result<(), Error> {
+        self.parse_tracking_root(name, source).map(|_| ())
+    }
+
+    /// Parses like [`TemplateSet::parse_source`] and reports whether the text's own
+    /// body (outside any `define`) is empty. Go keeps an existing template when a
+    /// re-parse of its name is empty, yet the `*Template` that did the parsing holds
+    /// the empty tree, so executing *that* object prints nothing (Helm's `tpl ""`
+    /// inside another `tpl` relies on this). Callers that execute what they just
+    /// parsed must therefore not fall back to the older definition.
+    pub fn parse_tracking_root(&mut self, name: &str, source: SourceFile) -> Result<bool, Error> {
         let parsed = {
             let reg = &self.registry;
             let has = |f: &str| reg.contains(f) || super::builtins::is_builtin(f);
@@ -116,12 +126,14 @@ impl TemplateSet {
             )
             .map_err(|e| *e)?
         };
+        let mut root_empty = true;
         for (tname, root) in parsed.templates {
-            if let Some(old) = self.templates.get(&tname) {
-                let _ = old;
-                if parsed.tree.is_empty_tree(root) {
-                    continue;
-                }
+            let empty = parsed.tree.is_empty_tree(root);
+            if *tname == *name {
+                root_empty = empty;
+            }
+            if empty && self.templates.contains_key(&tname) {
+                continue;
             }
             self.templates.insert(
                 tname.clone(),
@@ -132,7 +144,7 @@ impl TemplateSet {
                 },
             );
         }
-        Ok(())
+        Ok(root_empty)
     }
 
     pub fn lookup(&self, name: &str) -> Option<&TemplateDef> {
