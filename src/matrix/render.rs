@@ -49,6 +49,7 @@ impl Renderers {
             list: vec![
                 Box::new(super::fixture::FixtureRenderer),
                 Box::new(super::chart_target::ChartRenderer),
+                Box::new(super::helmfile_target::HelmfileRenderer),
             ],
         }
     }
