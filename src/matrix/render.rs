@@ -46,7 +46,11 @@ impl Renderers {
     /// The renderers this build has.
     pub fn builtin() -> Renderers {
         Renderers {
-            list: vec![Box::new(super::fixture::FixtureRenderer)],
+            list: vec![
+                Box::new(super::fixture::FixtureRenderer),
+                Box::new(super::chart_target::ChartRenderer),
+                Box::new(super::helmfile_target::HelmfileRenderer),
+            ],
         }
     }
 
