@@ -10,27 +10,27 @@
 pub mod codec;
 
 // Sprig families.
+pub mod certs;
 pub mod conversion;
+pub mod crypto;
+pub mod dates;
 pub mod defaults;
 pub mod dicts;
+pub mod encoding;
+pub mod env;
+pub mod json;
 pub mod lists;
 pub mod math;
+pub mod network;
 pub mod paths;
+pub mod random;
 pub mod reflection;
 pub mod regex;
 pub mod semver;
 pub mod strings;
-pub mod url;
-pub mod certs;
-pub mod crypto;
-pub mod dates;
-pub mod encoding;
-pub mod env;
-pub mod json;
-pub mod network;
-pub mod random;
 #[cfg(test)]
 mod testing;
+pub mod url;
 
 // Helm's additions.
 pub mod control;

@@ -269,7 +269,9 @@ pub struct NullEngine {
 
 impl Engine for NullEngine {
     fn include(&mut self, name: &str, _: &Value) -> Result<String, FuncError> {
-        Err(FuncError::call(format!("no template {name:?}: not rendering")))
+        Err(FuncError::call(format!(
+            "no template {name:?}: not rendering"
+        )))
     }
 
     fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
