@@ -57,6 +57,7 @@ static FUNCS: &[FuncDef] = &[
     FuncDef::plain("getOrNil", &[Ty::String, Ty::Any], get_or_nil),
     FuncDef::ctx("tpl", &[Ty::String, Ty::Any], None, tpl),
     FuncDef::plain("required", &[Ty::String, Ty::Any], required),
+    FuncDef::plain("fail", &[Ty::String], fail),
     FuncDef::plain("fetchSecretValue", &[Ty::String], fetch_secret_value),
     FuncDef::plain("expandSecretRefs", &[Ty::Map], expand_secret_refs),
     FuncDef::ctx("include", &[Ty::String, Ty::Any], None, include),
@@ -479,6 +480,12 @@ fn required(args: &[Value]) -> FuncResult {
         Value::String(s) if s.is_empty() => Err(FuncError::call(msg())),
         _ => Ok(val),
     }
+}
+
+/// Sprig's `fail` (Helmfile has no Helm-style `fail`): a plain function error,
+/// reported as `error calling fail: MESSAGE`.
+fn fail(args: &[Value]) -> FuncResult {
+    Err(FuncError::call(str_arg(args, 0)))
 }
 
 fn secret_ref_error(reference: &str) -> FuncError {
