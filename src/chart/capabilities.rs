@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
-use super::semver;
 use super::HelmVersion;
+use crate::funcs::semver;
 use crate::template::{Kind, List, Map, Object, Value};
 
 /// The API versions Helm 3.15.3 reports by default (client-go 1.30 scheme order).
@@ -162,7 +162,7 @@ impl KubeVersion {
     pub fn parse(s: &str, helm: HelmVersion) -> Result<KubeVersion, String> {
         match helm {
             HelmVersion::V3 => {
-                let v = semver::Version::parse(s)?;
+                let v = semver::Version::parse(s, helm.semver_lib())?;
                 let version = format!("v{v}");
                 Ok(KubeVersion {
                     normalized: version.clone(),

@@ -8,7 +8,7 @@
 //! wrong type fails with `encoding/json`'s error text. Field names match
 //! case-insensitively, as in `encoding/json`.
 
-use super::semver;
+use crate::funcs::semver;
 use crate::template::Value;
 
 /// A chart maintainer.
@@ -438,7 +438,9 @@ impl RawMetadata {
         if md.version.is_empty() {
             return Err("validation: chart.metadata.version is required".into());
         }
-        if semver::Version::parse(&md.version).is_err() {
+        // Both semver releases Helm links accept the same versions (only their error
+        // texts differ), and only acceptance matters here.
+        if semver::Version::parse(&md.version, semver::Lib::V3_2).is_err() {
             return Err(format!(
                 "validation: chart.metadata.version {:?} is invalid",
                 md.version

@@ -13,7 +13,6 @@ pub mod metadata;
 pub mod objects;
 pub mod render;
 pub mod schema;
-pub mod semver;
 pub mod strvals;
 pub mod tree;
 pub mod values;
@@ -31,4 +30,15 @@ pub enum HelmVersion {
     V3,
     /// Helm 4.3.1.
     V4,
+}
+
+impl HelmVersion {
+    /// The Masterminds/semver release this Helm links (v3.2.1 in Helm 3, v3.5.0 in
+    /// Helm 4), for dependency versions and `kubeVersion:` checks.
+    pub fn semver_lib(self) -> crate::funcs::semver::Lib {
+        match self {
+            HelmVersion::V3 => crate::funcs::semver::Lib::V3_2,
+            HelmVersion::V4 => crate::funcs::semver::Lib::V3_5,
+        }
+    }
 }

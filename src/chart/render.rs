@@ -16,11 +16,11 @@ use super::loader::Chart;
 use super::manifest::{self, CrdFile, PrintOptions, Sorted};
 use super::objects::{chart_object, release_map, Files};
 use super::schema;
-use super::semver::is_compatible_range;
 use super::tree::{process_dependencies, Node};
 use super::values::ValueOptions;
 use super::yamlio;
 use super::HelmVersion;
+use crate::funcs::semver::is_compatible_range;
 use crate::funcs::{helm_registry, Flavor};
 use crate::source::{SourceFile, Vfs};
 use crate::template::{
@@ -453,7 +453,11 @@ pub fn render_with_values(
     warnings.extend(w.0);
 
     if !md.kube_version.is_empty()
-        && !is_compatible_range(&md.kube_version, caps.kube_version.for_constraints())
+        && !is_compatible_range(
+            &md.kube_version,
+            caps.kube_version.for_constraints(),
+            helm.semver_lib(),
+        )
     {
         return Err(ChartError::render(format!(
             "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use super::coalesce::{self, coalesce_chart, coalesce_tables, Warnings};
 use super::loader::Chart;
 use super::metadata::{Dependency, Metadata};
-use super::semver::is_compatible_range;
 use super::HelmVersion;
+use crate::funcs::semver::is_compatible_range;
 use crate::template::{Map, Value};
 
 /// One chart in the render tree.
@@ -53,12 +53,12 @@ pub fn process_dependencies(
     process_import_values(ver, root, w)
 }
 
-fn get_alias_dependency(charts: &[Node], dep: &Dependency) -> Option<Node> {
+fn get_alias_dependency(ver: HelmVersion, charts: &[Node], dep: &Dependency) -> Option<Node> {
     for c in charts {
         if c.name != dep.name {
             continue;
         }
-        if !is_compatible_range(&dep.version, &c.metadata.version) {
+        if !is_compatible_range(&dep.version, &c.metadata.version, ver.semver_lib()) {
             continue;
         }
         let mut out = c.clone();
@@ -85,14 +85,15 @@ fn process_enabled(
     // Charts present in charts/ but not declared (or not version-compatible) stay.
     for existing in &c.deps {
         let declared = reqs.iter().any(|r| {
-            existing.name == r.name && is_compatible_range(&r.version, &existing.metadata.version)
+            existing.name == r.name
+                && is_compatible_range(&r.version, &existing.metadata.version, ver.semver_lib())
         });
         if !declared {
             chart_deps.push(existing.clone());
         }
     }
     for req in reqs.iter_mut() {
-        if let Some(d) = get_alias_dependency(&c.deps, req) {
+        if let Some(d) = get_alias_dependency(ver, &c.deps, req) {
             chart_deps.push(d);
         }
         if !req.alias.is_empty() {

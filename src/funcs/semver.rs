@@ -479,6 +479,18 @@ fn tilde(c: &Constraint, v: &Version, cmp: Ordering) -> bool {
     v.minor == c.con.minor || c.minor_dirty
 }
 
+/// Helm's `chartutil.IsCompatibleRange`: whether `version` satisfies `constraint`
+/// (chart dependency versions, `kubeVersion:`); false when either does not parse.
+pub fn is_compatible_range(constraint: &str, version: &str, lib: Lib) -> bool {
+    let Ok(v) = Version::parse(version, lib) else {
+        return false;
+    };
+    let Ok(c) = Constraints::parse(constraint, lib) else {
+        return false;
+    };
+    c.check(&v)
+}
+
 // ---- the template object ----------------------------------------------------------------
 
 /// `*semver.Version` (what `semver` returns) or `semver.Version` (what `IncMajor`
@@ -788,4 +800,41 @@ mod tests {
             Some("uint64(1)")
         );
     }
+
+    #[test]
+    fn compatible_ranges_as_helm_checks_them() {
+        for lib in [Lib::V3_2, Lib::V3_5] {
+            let t = |c: &str, v: &str| is_compatible_range(c, v, lib);
+            assert!(t(">=1.19.0-0", "v1.30.0"));
+            assert!(t(">=1.19.0", "v1.30.0"));
+            assert!(!t(">=1.20.0", "1.20.0-rc.1"));
+            assert!(t(">=1.20.0-0", "1.20.0-rc.1"));
+            assert!(t("1.42.*", "1.42.0"));
+            assert!(!t("1.42.*", "1.43.0"));
+            assert!(t("~1.2", "1.2.9"));
+            assert!(t("^1.2.0", "1.9.0"));
+            assert!(!t("^1.2.0", "2.0.0"));
+            assert!(t("1.x || 3.x", "3.1.0"));
+            assert!(t(">= 1.2, < 2", "1.5.0"));
+            assert!(t("1.0.0 - 2.0.0", "1.5.0"));
+            assert!(t("*", "5.0.0"));
+            assert!(!t("", "5.0.0"));
+            assert!(!t("<1.25.0-0", "v1.30.0"));
+            assert!(t(">=1.16.0-0 <1.40.0-0", "v1.37.0"));
+            assert!(!t(">=1.0.0", "not-a-version"));
+        }
+        // v3.5 lets one prerelease bound admit prereleases for the whole group.
+        assert!(!is_compatible_range(">=1.20.0-0 <1.21.0", "1.20.5-rc.1", Lib::V3_2));
+        assert!(is_compatible_range(">=1.20.0-0 <1.21.0", "1.20.5-rc.1", Lib::V3_5));
+    }
+
+    #[test]
+    fn versions_print_normalized() {
+        let p = |s: &str| Version::parse(s, Lib::V3_2).map(|v| v.to_string());
+        assert_eq!(p("v1.30.0").as_deref(), Ok("1.30.0"));
+        assert_eq!(p("1.2").as_deref(), Ok("1.2.0"));
+        assert!(p("1.2.3.4").is_err());
+        assert!(p("abc").is_err());
+    }
+
 }

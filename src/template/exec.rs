@@ -11,10 +11,10 @@
 //! source text. Template recursion runs on a growable stack (`stacker`) so that
 //! Go's own depth limits are reached, with Go's errors, instead of a stack overflow.
 
+use crate::source::SourceFile;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use crate::source::SourceFile;
 
 use super::ast::{Branch, Node, NodeId, Tree};
 use super::builtins::{self, Builtin};
