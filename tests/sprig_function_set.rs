@@ -2,10 +2,16 @@
 //! reflection, path, regex, semver and URL families are registered for every program
 //! stackproof imitates, under exactly Sprig's names (taken from `genericMap` in Sprig
 //! 3.2.3 and 3.3.0, which agree on these families), and the version-specific ones
-//! differ where the Go dependencies differ.
+//! differ where the Go dependencies differ; and every function registered for Helm 3,
+//! Helm 4 or Helmfile is exercised by a fixture in `testdata/funcs/`.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
 
 use stackproof::funcs::{helm_registry, helmfile_registry, Flavor};
-use stackproof::template::{FuncImpl, Registry, Value};
+use stackproof::template::{FuncDef, FuncImpl, LanguageLevel, Registry, Value};
 
 const NAMES: &[&str] = &[
     "hello",
@@ -217,40 +223,85 @@ fn dependency_versions_follow_the_program() {
     assert_eq!(call(&h4, "semverCompare", &c), "true");
 }
 
-/// Every function of these families has a fixture `testdata/funcs/NAME.txt` (its
-/// expected output is checked against helm by the fixture runner).
+/// The functions each fixture group calls: Helm fixtures (`testdata/funcs/*.txt`) by
+/// language level, Helmfile fixtures (`testdata/funcs/helmfile/*.txt`).
+fn fixture_calls() -> [BTreeSet<String>; 3] {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/funcs");
+    let mut calls: [BTreeSet<String>; 3] = Default::default();
+    for (sub, helmfile) in [(dir.clone(), false), (dir.join("helmfile"), true)] {
+        let Ok(entries) = std::fs::read_dir(&sub) else {
+            continue;
+        };
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.extension().is_none_or(|x| x != "txt") {
+                continue;
+            }
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let text = std::fs::read_to_string(&path).expect("read fixture");
+            let fx = common::parse_fixture(name, &text);
+            let group = match (helmfile, fx.level) {
+                (true, _) => 2,
+                (false, LanguageLevel::Go122) => 0,
+                (false, _) => 1,
+            };
+            for (_, t) in &fx.templates {
+                calls[group].extend(common::funcs::action_words(t));
+            }
+        }
+    }
+    calls
+}
+
+fn impl_addr(d: &FuncDef) -> usize {
+    match d.imp {
+        FuncImpl::Plain(f) => f as usize,
+        FuncImpl::Ctx(f) => f as usize,
+    }
+}
+
+/// Whether two registrations are the same Go function (name, signature, code).
+fn same_def(a: &FuncDef, b: &FuncDef) -> bool {
+    a.name == b.name
+        && a.sig.params == b.sig.params
+        && a.sig.variadic == b.sig.variadic
+        && impl_addr(a) == impl_addr(b)
+}
+
+/// Every function of every program stackproof imitates is called by a fixture of
+/// that program (a Helm 3, Helm 4 or Helmfile fixture), or by a fixture of another
+/// program that registers the very same function; the fixture runner and the oracle
+/// check then hold it to the real program's output.
 #[test]
-fn every_family_function_has_a_fixture() {
-    use stackproof::funcs::{
-        conversion, defaults, dicts, lists, math, paths, reflection, regex, semver, strings, url,
-    };
-    let tables: &[&[stackproof::template::FuncDef]] = &[
-        strings::FUNCS,
-        strings::FUNCS_SPRIG_3_2,
-        strings::FUNCS_SPRIG_3_3,
-        conversion::FUNCS,
-        math::FUNCS,
-        lists::FUNCS,
-        dicts::FUNCS,
-        dicts::FUNCS_MERGO_0_3_13,
-        dicts::FUNCS_MERGO_0_3_16,
-        defaults::FUNCS,
-        reflection::FUNCS,
-        paths::FUNCS,
-        regex::FUNCS,
-        semver::FUNCS_SEMVER_3_2,
-        semver::FUNCS_SEMVER_3_5,
-        url::FUNCS,
-    ];
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/funcs");
-    let mut missing: Vec<&str> = tables
-        .iter()
-        .flat_map(|t| t.iter().map(|d| d.name))
-        .filter(|name| !dir.join(format!("{name}.txt")).exists())
-        .collect();
-    missing.dedup();
+fn every_registered_function_has_a_fixture() {
+    let registries = registries();
+    let calls = fixture_calls();
+    let mut missing = Vec::new();
+    for (i, (which, reg)) in registries.iter().enumerate() {
+        for name in reg.names() {
+            let Some(def) = reg.get(name) else { continue };
+            let covered = calls[i].contains(name)
+                || registries.iter().enumerate().any(|(j, (_, other))| {
+                    j != i
+                        && calls[j].contains(name)
+                        && other.get(name).is_some_and(|d| same_def(d, def))
+                });
+            if !covered {
+                missing.push(format!("{which}: {name}"));
+            }
+        }
+    }
     assert!(
         missing.is_empty(),
-        "functions without a fixture: {missing:?}"
+        "registered functions without a fixture:\n{}",
+        missing.join("\n")
     );
+}
+
+/// The coverage scanner sees calls, not strings, fields or variables.
+#[test]
+fn action_words_are_calls_and_bare_words() {
+    let words = common::funcs::action_words(
+        r#"x {{ upper "lower" | quote }} {{- $v := .Values.trim }}{{ printf `%s` (b64enc $v) 1e5 }} {{/* b64dec */}}"#,
+    );
+    assert_eq!(words, vec!["upper", "quote", "printf", "b64enc"]);
 }

@@ -1,4 +1,5 @@
-//! Helm's template-control functions: `include`, `tpl`, `required`, `fail`.
+//! Helm's template-control functions: `include`, `tpl`, `required`, `fail`, and
+//! `lookup` as `helm template` has it (no cluster: always an empty map).
 //!
 //! These are Helm's own (pkg/engine/engine.go), not Sprig's: they need the running
 //! template set, so they are context functions built on the engine's Go-level
@@ -108,12 +109,23 @@ fn fail(_: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     Err(FuncError::Fail(warn_wrap(args[0].as_str().unwrap_or(""))))
 }
 
+/// Helm's `lookup` placeholder (`pkg/engine/funcs.go`), which `helm template` keeps
+/// because it renders without a cluster connection: every lookup finds nothing.
+fn lookup(_: &[Value]) -> FuncResult {
+    Ok(Value::Map(crate::template::Map::new()))
+}
+
 /// Helm 3.15's control functions.
 pub static HELM3: &[FuncDef] = &[
     FuncDef::ctx("include", &[Ty::String, Ty::Any], None, include),
     FuncDef::ctx("tpl", &[Ty::String, Ty::Any], None, tpl),
     FuncDef::ctx("required", &[Ty::String, Ty::Any], None, required_v3),
     FuncDef::ctx("fail", &[Ty::String], None, fail),
+    FuncDef::plain(
+        "lookup",
+        &[Ty::String, Ty::String, Ty::String, Ty::String],
+        lookup,
+    ),
 ];
 
 /// Helm 4's control functions.
@@ -122,6 +134,11 @@ pub static HELM4: &[FuncDef] = &[
     FuncDef::ctx("tpl", &[Ty::String, Ty::Any], None, tpl),
     FuncDef::ctx("required", &[Ty::String, Ty::Any], None, required_v4),
     FuncDef::ctx("fail", &[Ty::String], None, fail),
+    FuncDef::plain(
+        "lookup",
+        &[Ty::String, Ty::String, Ty::String, Ty::String],
+        lookup,
+    ),
 ];
 
 #[cfg(test)]

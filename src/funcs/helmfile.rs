@@ -107,7 +107,8 @@ fn empty_list(_: &mut CallCtx<'_>, _: &[Value]) -> FuncResult {
 }
 
 /// The Go path string and absolute path of a file argument: absolute paths as given,
-/// relative ones joined to the host's base directory.
+/// relative ones joined to the host's base directory (Go's `filepath.Join`, so the
+/// shown path is the one Helmfile's messages name).
 fn locate(host: &Host, name: &str) -> Result<(String, PathBuf), FuncError> {
     let abs = if name.starts_with('/') {
         crate::helmfile::paths::normalize(std::path::Path::new(name))
@@ -123,7 +124,31 @@ fn locate(host: &Host, name: &str) -> Result<(String, PathBuf), FuncError> {
             )));
         }
     }
-    Ok((abs.display().to_string(), abs))
+    let shown = if name.starts_with('/') {
+        name.to_string()
+    } else if host.base_path.is_empty() {
+        abs.display().to_string()
+    } else {
+        crate::helmfile::paths::join(&[&host.base_path, name])
+    };
+    Ok((shown, abs))
+}
+
+/// A file-system error as Go's `os` package words it for `shown`.
+fn os_error(e: &crate::source::VfsError, shown: &str) -> String {
+    use crate::source::VfsError;
+    match e {
+        VfsError::NotFound { .. } => format!("open {shown}: no such file or directory"),
+        VfsError::Io { source, .. } => {
+            let reason = match source.raw_os_error() {
+                Some(13) => "permission denied".to_string(),
+                Some(20) => "not a directory".to_string(),
+                Some(21) => "is a directory".to_string(),
+                _ => source.to_string(),
+            };
+            format!("read {shown}: {reason}")
+        }
+    }
 }
 
 fn is_file(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
@@ -133,12 +158,12 @@ fn is_file(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
 
 fn read_file(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     let name = str_arg(args, 0);
-    let (_, p) = locate(ctx.host, &name)?;
+    let (shown, p) = locate(ctx.host, &name)?;
     let bytes = ctx
         .host
         .vfs
         .read(&p)
-        .map_err(|e| FuncError::call(e.to_string()))?;
+        .map_err(|e| FuncError::call(os_error(&e, &shown)))?;
     Ok(Value::str(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
@@ -149,7 +174,13 @@ fn read_dir(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
         .host
         .vfs
         .read_dir(&p)
-        .map_err(|e| FuncError::call(format!("ReadDir {shown:?}: {e}")))?;
+        .map_err(|e| {
+            FuncError::call(format!(
+                "ReadDir {}: {}",
+                crate::template::fmt::quote(&shown),
+                os_error(&e, &shown)
+            ))
+        })?;
     let files: Vec<Value> = entries
         .into_iter()
         .filter(|e| !e.is_dir)
@@ -200,7 +231,13 @@ fn read_dir_entries(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
         .host
         .vfs
         .read_dir(&p)
-        .map_err(|e| FuncError::call(format!("ReadDirEntries {shown:?}: {e}")))?;
+        .map_err(|e| {
+            FuncError::call(format!(
+                "ReadDirEntries {}: {}",
+                crate::template::fmt::quote(&shown),
+                os_error(&e, &shown)
+            ))
+        })?;
     Ok(Value::list(
         entries
             .into_iter()
@@ -494,13 +531,23 @@ fn secret_ref_error(reference: &str) -> FuncError {
     ))
 }
 
+/// Whether vals would see a reference (`ref+...` or `secretref+...`, anywhere in the
+/// string); other strings come back from vals unchanged.
+fn has_ref(s: &str) -> bool {
+    s.contains("ref+")
+}
+
 fn fetch_secret_value(args: &[Value]) -> FuncResult {
-    Err(secret_ref_error(&str_arg(args, 0)))
+    let s = str_arg(args, 0);
+    if has_ref(&s) {
+        return Err(secret_ref_error(&s));
+    }
+    Ok(Value::str(s))
 }
 
 fn first_ref(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) if s.starts_with("ref+") => Some(s.to_string()),
+        Value::String(s) if has_ref(s) => Some(s.to_string()),
         Value::List(l) => l.iter().find_map(first_ref),
         Value::Map(m) => m.entries().iter().find_map(|(_, x)| first_ref(x)),
         _ => None,

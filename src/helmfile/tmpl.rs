@@ -95,6 +95,7 @@ impl<'a> Context<'a> {
         h.env = self.renv.env.clone();
         h.vfs = self.renv.vfs.clone();
         h.base_dir = self.base_dir();
+        h.base_path = self.base_path.clone();
         h.confine_to = self.renv.confine_to.clone();
         h.allow_exec = self.renv.allow_exec && !self.pre_render;
         h

@@ -312,6 +312,10 @@ pub struct Host {
     /// Directory that relative paths resolve against (Helmfile: the state file's or
     /// values file's directory).
     pub base_dir: PathBuf,
+    /// `base_dir` as the host program spells it in messages (Helmfile: `.`, or the
+    /// values file's directory relative to the state file's); empty: messages show
+    /// absolute paths.
+    pub base_path: String,
     /// Paths outside this directory are refused (`None`: no confinement).
     pub confine_to: Option<PathBuf>,
     /// Whether Helmfile's `exec` may run programs.
@@ -337,6 +341,7 @@ impl Host {
             env: Arc::new(BTreeMap::new()),
             vfs: Vfs::real(),
             base_dir: PathBuf::from("."),
+            base_path: String::new(),
             confine_to: None,
             allow_exec: false,
             allow_dns: false,

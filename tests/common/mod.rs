@@ -2,6 +2,9 @@
 //! `testdata/template/README.md`) and a test-only data decoder.
 #![allow(dead_code)]
 
+pub mod funcs;
+pub mod oracle;
+
 use std::sync::Arc;
 
 use stackproof::funcs::codec::yaml;
@@ -24,6 +27,13 @@ pub struct Fixture {
     pub expect_error: bool,
     /// Skip the Helm differential check for this fixture, with the reason.
     pub oracle_skip: Option<String>,
+    /// Which program's function set and template context to use (`registry=helmfile`);
+    /// `None`: the runner's default.
+    pub registry: Option<String>,
+    /// Environment variables the template sees (`env=NAME=VALUE` lines).
+    pub env: Vec<(String, String)>,
+    /// Extra files beside the templates (`-- file NAME --` sections).
+    pub files: Vec<(String, String)>,
 }
 
 /// The chart-relative name Helm gives a template file.
@@ -40,6 +50,9 @@ pub fn parse_fixture(name: &str, text: &str) -> Fixture {
         templates: Vec::new(),
         expect_error: name.starts_with("err_"),
         oracle_skip: None,
+        registry: None,
+        env: Vec::new(),
+        files: Vec::new(),
     };
     let mut section: Option<(String, String)> = None;
     let mut body = String::new();
@@ -61,11 +74,17 @@ pub fn parse_fixture(name: &str, text: &str) -> Fixture {
                             "level" => fx.level = LanguageLevel::parse(v).expect("level value"),
                             "exec" => fx.exec = v.to_string(),
                             "oracle-skip" => fx.oracle_skip = Some(v.to_string()),
+                            "registry" => fx.registry = Some(v.to_string()),
+                            "env" => {
+                                let (name, value) = v.split_once('=').unwrap_or((v, ""));
+                                fx.env.push((name.to_string(), value.to_string()));
+                            }
                             other => panic!("unknown option {other}"),
                         }
                     }
                 }
                 "data" => fx.data = text,
+                "file" => fx.files.push((arg.clone(), text)),
                 "template" => {
                     let n = if arg.is_empty() {
                         "x.yaml".to_string()
