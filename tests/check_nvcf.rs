@@ -3,7 +3,7 @@
 //! Helmfile-output layout) checked against `testdata/rules/nvcf/*.yaml`.
 //! Skips, saying why, when the shared data is absent.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use stackproof::cli::check::{run_check, Filters};
 use stackproof::matrix::config::{load, LoadOptions};
@@ -49,7 +49,7 @@ const CELLS: &str = r#"
         rules: [nvcf/bad-pki-mode-refused]
 "#;
 
-fn report(expected: &PathBuf) -> Report {
+fn report(expected: &Path) -> Report {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check_nvcf");
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
@@ -77,7 +77,7 @@ fn report(expected: &PathBuf) -> Report {
         &dir.join("stackproof.yaml"),
         &LoadOptions {
             root: None,
-            display_base: Some(expected.clone()),
+            display_base: Some(expected.to_path_buf()),
         },
     )
     .unwrap_or_else(|e| panic!("{e}"));

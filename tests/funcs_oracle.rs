@@ -25,8 +25,7 @@ fn fixtures_dir() -> PathBuf {
 }
 
 fn work_dir(tag: &str) -> PathBuf {
-    let work =
-        std::env::temp_dir().join(format!("stackproof-funcs-{tag}-{}", std::process::id()));
+    let work = std::env::temp_dir().join(format!("stackproof-funcs-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("mkdir");
     work
 }

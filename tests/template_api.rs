@@ -86,6 +86,7 @@ fn set_with(opts: Options) -> TemplateSet {
     TemplateSet::new("root", Arc::new(r), opts)
 }
 
+#[allow(clippy::result_large_err)]
 fn run(text: &str, data: &Value) -> Result<String, stackproof::template::Error> {
     let mut s = set_with(Options::default());
     s.parse("t", text)?;

@@ -89,9 +89,8 @@ fn traceback(err: &Error) -> Option<String> {
             message.truncate(cut);
         }
         let mut s = format!("{loc}\n  ");
-        match (executing, node) {
-            (Some(x), Some(n)) => s.push_str(&format!("executing \"{x}\" at <{n}>:\n    ")),
-            _ => {}
+        if let (Some(x), Some(n)) = (executing, node) {
+            s.push_str(&format!("executing \"{x}\" at <{n}>:\n    "));
         }
         if !message.is_empty() {
             s.push_str(&message);

@@ -81,11 +81,7 @@ fn scan_chunk(mut pattern: &[u8]) -> (bool, &[u8], &[u8]) {
     let mut i = 0;
     while i < pattern.len() {
         match pattern[i] {
-            b'\\' => {
-                if i + 1 < pattern.len() {
-                    i += 1;
-                }
-            }
+            b'\\' if i + 1 < pattern.len() => i += 1,
             b'[' => in_range = true,
             b']' => in_range = false,
             b'*' if !in_range => break,

@@ -98,7 +98,7 @@ fn format_float32(f: f64) -> String {
         out.push('-');
     }
     let nd = digits.len() as i32;
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         out.push_str(&digits[..1]);
         if nd > 1 {
             out.push('.');

@@ -149,11 +149,8 @@ fn process_tags(reqs: &mut [Dependency], cvals: &Map, w: &mut Warnings) {
                 }
             }
         }
-        if !has_true && has_false {
-            r.enabled = false;
-        } else if has_true || (!has_true && !has_false) {
-            r.enabled = true;
-        }
+        // Helm: disabled only when some tag is false and none is true.
+        r.enabled = has_true || !has_false;
     }
 }
 

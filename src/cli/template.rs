@@ -2,7 +2,7 @@
 //! names, stdout bytes and error texts (exit 1 on failures, like Helm).
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -118,7 +118,7 @@ impl TemplateArgs {
     }
 }
 
-fn locate(chart: &PathBuf, vfs: &Vfs) -> Result<(), ChartError> {
+fn locate(chart: &Path, vfs: &Vfs) -> Result<(), ChartError> {
     if vfs.exists(chart) {
         return Ok(());
     }

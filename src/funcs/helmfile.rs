@@ -170,17 +170,13 @@ fn read_file(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
 fn read_dir(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     let name = str_arg(args, 0);
     let (shown, p) = locate(ctx.host, &name)?;
-    let entries = ctx
-        .host
-        .vfs
-        .read_dir(&p)
-        .map_err(|e| {
-            FuncError::call(format!(
-                "ReadDir {}: {}",
-                crate::template::fmt::quote(&shown),
-                os_error(&e, &shown)
-            ))
-        })?;
+    let entries = ctx.host.vfs.read_dir(&p).map_err(|e| {
+        FuncError::call(format!(
+            "ReadDir {}: {}",
+            crate::template::fmt::quote(&shown),
+            os_error(&e, &shown)
+        ))
+    })?;
     let files: Vec<Value> = entries
         .into_iter()
         .filter(|e| !e.is_dir)
@@ -227,17 +223,13 @@ impl crate::template::Object for DirEntryObj {
 fn read_dir_entries(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     let name = str_arg(args, 0);
     let (shown, p) = locate(ctx.host, &name)?;
-    let entries = ctx
-        .host
-        .vfs
-        .read_dir(&p)
-        .map_err(|e| {
-            FuncError::call(format!(
-                "ReadDirEntries {}: {}",
-                crate::template::fmt::quote(&shown),
-                os_error(&e, &shown)
-            ))
-        })?;
+    let entries = ctx.host.vfs.read_dir(&p).map_err(|e| {
+        FuncError::call(format!(
+            "ReadDirEntries {}: {}",
+            crate::template::fmt::quote(&shown),
+            os_error(&e, &shown)
+        ))
+    })?;
     Ok(Value::list(
         entries
             .into_iter()

@@ -824,8 +824,16 @@ mod tests {
             assert!(!t(">=1.0.0", "not-a-version"));
         }
         // v3.5 lets one prerelease bound admit prereleases for the whole group.
-        assert!(!is_compatible_range(">=1.20.0-0 <1.21.0", "1.20.5-rc.1", Lib::V3_2));
-        assert!(is_compatible_range(">=1.20.0-0 <1.21.0", "1.20.5-rc.1", Lib::V3_5));
+        assert!(!is_compatible_range(
+            ">=1.20.0-0 <1.21.0",
+            "1.20.5-rc.1",
+            Lib::V3_2
+        ));
+        assert!(is_compatible_range(
+            ">=1.20.0-0 <1.21.0",
+            "1.20.5-rc.1",
+            Lib::V3_5
+        ));
     }
 
     #[test]
@@ -836,5 +844,4 @@ mod tests {
         assert!(p("1.2.3.4").is_err());
         assert!(p("abc").is_err());
     }
-
 }

@@ -139,8 +139,8 @@ pub fn run(fx: &Fixture, dir: &Path) -> Result<String, Error> {
 /// which functions a fixture calls.
 pub fn action_words(text: &str) -> Vec<String> {
     const KEYWORDS: &[&str] = &[
-        "if", "else", "end", "range", "with", "define", "template", "block", "break",
-        "continue", "nil", "true", "false",
+        "if", "else", "end", "range", "with", "define", "template", "block", "break", "continue",
+        "nil", "true", "false",
     ];
     let mut words = Vec::new();
     let mut rest = text;
