@@ -61,7 +61,7 @@ pub mod set;
 pub mod value;
 
 pub use error::{Error, ErrorKind};
-pub use exec::MAX_EXEC_DEPTH;
+pub use exec::{Emit, MAX_EXEC_DEPTH};
 pub use options::{LanguageLevel, MissingKey, Options};
 pub use registry::{
     CallCtx, Engine, FuncDef, FuncError, FuncImpl, FuncResult, Host, Registry, Sig, Ty,
