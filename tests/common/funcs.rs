@@ -39,11 +39,18 @@ pub fn run_helm(fx: &Fixture, reg: Registry) -> Result<String, Error> {
     for (name, text) in super::helm_order(&fx.templates) {
         set.parse(&super::chart_name(name), text)?;
     }
+    // Helm 4 moved the values type to `pkg/chart/common`, which `typeOf` and
+    // interface-conversion errors show.
+    let values_type = if fx.level == LanguageLevel::Go122 {
+        MapType::Named("chartutil.Values")
+    } else {
+        MapType::Named("common.Values")
+    };
     let values = match super::yaml_to_value(&fx.data) {
-        Value::Map(m) => Value::Map(m.retyped(MapType::Named("chartutil.Values"))),
+        Value::Map(m) => Value::Map(m.retyped(values_type)),
         other => other,
     };
-    let top = Map::with_type(MapType::Named("chartutil.Values"));
+    let top = Map::with_type(values_type);
     top.insert("Values", values);
     set.execute(
         &super::chart_name(&fx.exec),
