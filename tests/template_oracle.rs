@@ -3,9 +3,9 @@
 //! is `common::oracle`.
 //!
 //! Runs in `cargo test` when the oracles are present (CI installs them), and
-//! skips with a printed reason otherwise. By hand: `STACKPROOF_ORACLES=/path/to/dir cargo test --test template_oracle --
-//! --nocapture`; it prints a summary and every disagreement, and fails if
-//! any fixture disagrees.
+//! skips with a printed reason otherwise. By hand: `STACKPROOF_ORACLES=DIR cargo
+//! test --test template_oracle -- --nocapture`; it prints a summary and every
+//! disagreement, and fails if any fixture disagrees.
 
 mod common;
 
