@@ -23,34 +23,29 @@ fn stackproof(cwd: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `stackproof diff` of after/ against before/ (or another base directory).
+fn diff_against(base: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "diff",
+        "--config",
+        "after/stackproof.yaml",
+        "--base-dir",
+        base,
+    ];
+    args.extend_from_slice(extra);
+    stackproof(&dir(), &args)
+}
+
 #[test]
 fn base_dir_diff_shows_every_layer() {
-    let (code, out, err) = stackproof(
-        &dir(),
-        &[
-            "diff",
-            "--config",
-            "after/stackproof.yaml",
-            "--base-dir",
-            "before",
-        ],
-    );
+    let (code, out, err) = diff_against("before", &[]);
     assert_eq!(code, 1, "differences exit 1; stderr: {err}");
     insta::assert_snapshot!("diff_before_after", out);
 }
 
 #[test]
 fn no_change_exits_zero() {
-    let (code, out, err) = stackproof(
-        &dir(),
-        &[
-            "diff",
-            "--config",
-            "after/stackproof.yaml",
-            "--base-dir",
-            "after",
-        ],
-    );
+    let (code, out, err) = diff_against("after", &[]);
     assert_eq!(code, 0, "stderr: {err}");
     assert_eq!(
         out,
@@ -60,19 +55,7 @@ fn no_change_exits_zero() {
 
 #[test]
 fn json_lists_changes() {
-    let (code, out, _) = stackproof(
-        &dir(),
-        &[
-            "diff",
-            "--config",
-            "after/stackproof.yaml",
-            "--base-dir",
-            "before",
-            "--cell",
-            "tier=large",
-            "--json",
-        ],
-    );
+    let (code, out, _) = diff_against("before", &["--cell", "tier=large", "--json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).expect("json");
     assert_eq!(v["cells"], 1);
@@ -136,16 +119,7 @@ fn git_revision_as_base() {
             "HEAD",
         ],
     );
-    let (_, expected, _) = stackproof(
-        &dir(),
-        &[
-            "diff",
-            "--config",
-            "after/stackproof.yaml",
-            "--base-dir",
-            "before",
-        ],
-    );
+    let (_, expected, _) = diff_against("before", &[]);
     assert_eq!(code, 1, "stderr: {err}");
     assert_eq!(out, expected.replace("base/", "HEAD/"));
 
@@ -172,16 +146,7 @@ fn git_revision_as_base() {
 
 #[test]
 fn missing_base_dir_is_a_usage_error() {
-    let (code, out, err) = stackproof(
-        &dir(),
-        &[
-            "diff",
-            "--config",
-            "after/stackproof.yaml",
-            "--base-dir",
-            "nope",
-        ],
-    );
+    let (code, out, err) = diff_against("nope", &[]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert!(err.contains("not a directory"), "{err}");
