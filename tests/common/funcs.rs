@@ -32,7 +32,6 @@ pub fn helm_funcs(fx: &Fixture) -> Registry {
 }
 
 /// Runs a Helm fixture with `reg`, as Helm would render the chart `c`.
-#[allow(clippy::result_large_err)]
 pub fn run_helm(fx: &Fixture, reg: Registry) -> Result<String, Error> {
     let opts = Options::new(fx.level, fx.missing_key);
     let mut set = TemplateSet::new("gotpl", Arc::new(reg), opts);
@@ -111,7 +110,6 @@ fn helmfile_values(fx: &Fixture) -> Map {
 /// Runs a `registry=helmfile` fixture in `dir` (prepared by [`write_helmfile_dir`]):
 /// its template is rendered like part 1 of a state file in that directory, in
 /// Helmfile's final pass, with the fixture's environment variables.
-#[allow(clippy::result_large_err)]
 pub fn run_helmfile(fx: &Fixture, dir: &Path) -> Result<String, Error> {
     write_helmfile_dir(fx, dir);
     let env: BTreeMap<String, String> = fx.env.iter().cloned().collect();
@@ -131,7 +129,6 @@ pub fn run_helmfile(fx: &Fixture, dir: &Path) -> Result<String, Error> {
 
 /// Runs any function fixture: Helmfile ones in `dir`, Helm ones with their level's
 /// function set.
-#[allow(clippy::result_large_err)]
 pub fn run(fx: &Fixture, dir: &Path) -> Result<String, Error> {
     if is_helmfile(fx) {
         run_helmfile(fx, dir)
