@@ -60,7 +60,7 @@ pub mod registry;
 pub mod set;
 pub mod value;
 
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ErrorParts};
 pub use exec::{Emit, MAX_EXEC_DEPTH};
 pub use options::{LanguageLevel, MissingKey, Options};
 pub use registry::{

@@ -52,7 +52,6 @@ fn empty_tree() -> &'static Tree {
 // Errors are cold and carry Go's text plus its parts for reporters; the callers
 // (chart and Helmfile rendering) read those fields directly, so the type stays a
 // plain struct rather than being boxed behind every `Result`.
-#[allow(clippy::result_large_err)]
 impl TemplateSet {
     /// An empty set. `name` is the set's own name (Go's root template, `gotpl` in
     /// Helm): errors for unknown templates mention it, and `tpl` parses its text
