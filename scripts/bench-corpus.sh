@@ -35,56 +35,81 @@ fi
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export HELM_CONFIG_HOME="$tmp/c" HELM_CACHE_HOME="$tmp/k" HELM_DATA_HOME="$tmp/d"
 
-# Microseconds since the epoch, without forking (bash 5's EPOCHREALTIME).
-now_us() { local t="${EPOCHREALTIME/[.,]/}"; echo "$((10#$t))"; }
+# Microseconds since the epoch into $now, without forking (bash 5's EPOCHREALTIME), so
+# the measuring shell spends nothing between runs that `times` would count.
+now_us() { local t="${EPOCHREALTIME/[.,]/}"; now=$((10#$t)); }
 
-# Median (microseconds) of RUNS runs of the command in "$@"; sets $rc_last.
+# CPU time (user + system, microseconds) used by finished children of a shell, from
+# the output of bash's `times` saved in file $1 (millisecond resolution). `times`
+# itself must run in the measuring shell, not in a command substitution's fork.
+children_cpu_us_from() {
+  awk 'END {
+    t = 0
+    for (i = 1; i <= NF; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+    printf "%d", t * 1000000
+  }' "$1"
+}
+
+# Prints "MEDIAN_WALL_US MEAN_CPU_US EXIT_CODE" for RUNS runs of the command in "$@"
+# (runs in a subshell, so `times` sees only these runs).
 time_median() {
-  local i start end
-  local -a times=()
+  local i start rc=0 t0="$tmp/times0.$BASHPID" t1="$tmp/times1.$BASHPID"
+  local -a walls=()
+  times >"$t0"
   for ((i = 0; i < runs; i++)); do
-    start=$(now_us)
+    now_us; start=$now
     set +e
     "$@" >/dev/null 2>&1
-    rc_last=$?
+    rc=$?
     set -e
-    end=$(now_us)
-    times+=($((end - start)))
+    now_us
+    walls+=($((now - start)))
   done
-  printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  times >"$t1"
+  local cpu0 cpu1
+  cpu0=$(children_cpu_us_from "$t0")
+  cpu1=$(children_cpu_us_from "$t1")
+  printf '%s\n' "${walls[@]}" | sort -n |
+    awk -v rc="$rc" -v cpu=$(((cpu1 - cpu0) / runs)) '{a[NR]=$1} END {print a[int((NR+1)/2)], cpu, rc}'
 }
 
 ms() { awk -v u="$1" 'BEGIN { printf "%.1f", u / 1000 }'; }
 
 cd "$corpus"
-printf '%-62s %10s %10s %8s\n' "case (helm v$version, median of $runs)" "helm ms" "sp ms" "ratio"
+printf '%-58s %9s %9s %7s | %9s %9s %7s\n' "case (helm v$version; wall: median of $runs)" "helm ms" "sp ms" "ratio" "cpu: helm" "sp" "ratio"
 ratios="$tmp/ratios"; : >"$ratios"
-helm_total=0; sp_total=0; n=0
+cpu_ratios="$tmp/cpu_ratios"; : >"$cpu_ratios"
+helm_total=0; sp_total=0; helm_cpu=0; sp_cpu=0; n=0
 while IFS=$'\t' read -r chart id args; do
   [[ "$chart" == \#* || -z "$chart" ]] && continue
   name="$chart/$id"
   [[ -n "${BENCH_FILTER:-}" && ! "$name" =~ $BENCH_FILTER ]] && continue
   # shellcheck disable=SC2086
-  h=$(time_median "$helm" template rel "charts/$chart" --namespace ns $args)
-  h_rc=$rc_last
+  read -r h hc h_rc < <(time_median "$helm" template rel "charts/$chart" --namespace ns $args)
   # shellcheck disable=SC2086
-  s=$(time_median "$sp" template rel "charts/$chart" --namespace ns --helm-version "$version" $args)
-  s_rc=$rc_last
+  read -r s sc s_rc < <(time_median "$sp" template rel "charts/$chart" --namespace ns --helm-version "$version" $args)
   note=""
   { [ "$h_rc" != 0 ] || [ "$s_rc" != 0 ]; } && note="  (exit: helm $h_rc, stackproof $s_rc)"
   ratio=$(awk -v h="$h" -v s="$s" 'BEGIN { printf "%.1f", (s > 0 ? h / s : 0) }')
+  cratio=$(awk -v h="$hc" -v s="$sc" 'BEGIN { printf "%.1f", (s > 0 ? h / s : 0) }')
   echo "$ratio" >>"$ratios"
-  printf '%-62s %10s %10s %7sx%s\n' "$name" "$(ms "$h")" "$(ms "$s")" "$ratio" "$note"
-  helm_total=$((helm_total + h)); sp_total=$((sp_total + s)); n=$((n + 1))
+  echo "$cratio" >>"$cpu_ratios"
+  printf '%-58s %9s %9s %6sx | %9s %9s %6sx%s\n' "$name" "$(ms "$h")" "$(ms "$s")" "$ratio" \
+    "$(ms "$hc")" "$(ms "$sc")" "$cratio" "$note"
+  helm_total=$((helm_total + h)); sp_total=$((sp_total + s))
+  helm_cpu=$((helm_cpu + hc)); sp_cpu=$((sp_cpu + sc)); n=$((n + 1))
 done <"$corpus/cases.tsv"
 
 [ "$n" -gt 0 ] || { echo "bench-corpus: no cases" >&2; exit 2; }
-sort -n "$ratios" | awk -v n="$n" -v ht="$helm_total" -v st="$sp_total" '
-  { a[NR] = $1; lg += log($1 > 0 ? $1 : 1e-9) }
-  END {
-    printf "\ncases: %d\n", n
-    printf "ratio helm/stackproof per case: min %.1fx, median %.1fx, geometric mean %.1fx\n", a[1], a[int((NR + 1) / 2)], exp(lg / NR)
-    printf "sum of medians: helm %.0f ms, stackproof %.0f ms (%.1fx)\n", ht / 1000, st / 1000, (st > 0 ? ht / st : 0)
-    below = 0; for (i = 1; i <= NR; i++) if (a[i] < 20) below++
-    printf "cases below 20x: %d\n", below
-  }'
+summary() { # $1 = label, $2 = ratio file, $3 = helm total us, $4 = stackproof total us
+  sort -n "$2" | awk -v label="$1" -v ht="$3" -v st="$4" '
+    { a[NR] = $1; lg += log($1 > 0 ? $1 : 1e-9); if ($1 < 20) below++ }
+    END {
+      printf "%s ratio helm/stackproof per case: min %.1fx, median %.1fx, geometric mean %.1fx; below 20x: %d of %d\n", label, a[1], a[int((NR + 1) / 2)], exp(lg / NR), below, NR
+      printf "%s totals: helm %.0f ms, stackproof %.0f ms (%.1fx)\n", label, ht / 1000, st / 1000, (st > 0 ? ht / st : 0)
+    }'
+}
+echo
+echo "cases: $n ($(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+summary "wall" "$ratios" "$helm_total" "$sp_total"
+summary "cpu " "$cpu_ratios" "$helm_cpu" "$sp_cpu"
