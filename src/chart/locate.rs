@@ -105,12 +105,15 @@ fn at(file: SourceFile, span: Span) -> Option<(SourceFile, Span)> {
     Some((file, span))
 }
 
-/// The directory of the (sub)chart a load error names: `error unpacking subchart X in
-/// Y: ...` prefixes lead into `charts/X`.
+/// The directory of the (sub)chart a load error names: `error unpacking X in Y: ...`
+/// (Helm 4: `error unpacking subchart X in Y: ...`) prefixes lead into `charts/X`.
 fn chart_dir_of(root: &Path, message: &str) -> (std::path::PathBuf, String) {
     let mut dir = root.to_path_buf();
     let mut rest = message;
-    while let Some(tail) = rest.strip_prefix("error unpacking subchart ") {
+    while let Some(tail) = rest
+        .strip_prefix("error unpacking subchart ")
+        .or_else(|| rest.strip_prefix("error unpacking "))
+    {
         let Some((name, after)) = tail.split_once(" in ") else {
             break;
         };

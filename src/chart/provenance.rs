@@ -35,6 +35,25 @@ pub struct TracedOutput {
 
 const NO_VALUE: &str = "<no value>";
 
+/// The first offset at or after `from` where `text` continues with `needle`. Searches
+/// for a short prefix and compares the rest, since documents (the needles) can be
+/// megabytes long and usually sit right at `from`.
+fn find_from(text: &str, from: usize, needle: &str) -> Option<usize> {
+    let mut n = needle.len().min(64);
+    while !needle.is_char_boundary(n) {
+        n -= 1;
+    }
+    let head = &needle[..n];
+    let mut pos = from;
+    loop {
+        let at = pos + text.get(pos..)?.find(head)?;
+        if text[at..].starts_with(needle) {
+            return Some(at);
+        }
+        pos = at + text[at..].chars().next()?.len_utf8();
+    }
+}
+
 impl TracedOutput {
     /// Helm's `strings.ReplaceAll(out, "<no value>", "")`, moving the offsets.
     pub fn new(raw: String, mut emits: Vec<Emit>) -> TracedOutput {
@@ -58,7 +77,7 @@ impl TracedOutput {
         let mut cursor = 0;
         docs.iter()
             .map(|d| {
-                let at = cursor + self.text.get(cursor..)?.find(d)?;
+                let at = find_from(&self.text, cursor, d)?;
                 cursor = at + d.len();
                 Some(at)
             })
@@ -167,6 +186,15 @@ mod tests {
             .collect();
         assert_eq!(lines, vec![("a", 1, true), ("b", 2, false), ("c", 3, true)]);
         assert_eq!(own, vec![("a".into(), 1), ("b".into(), 2), ("c".into(), 3)]);
+    }
+
+    #[test]
+    fn finds_long_documents_after_near_misses() {
+        let doc = format!("{}tail", "a".repeat(100));
+        let text = format!("{}x\n---\n{doc}", "a".repeat(100));
+        assert_eq!(find_from(&text, 0, &doc), Some(106));
+        assert_eq!(find_from(&text, 107, &doc), None);
+        assert_eq!(find_from("é-é", 2, "é"), Some(3));
     }
 
     #[test]

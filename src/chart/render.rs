@@ -409,8 +409,9 @@ pub fn render_path(path: &Path, opts: &RenderOptions, vfs: &Vfs) -> Result<Rende
 }
 
 /// Helm 4 decodes `Chart.yaml` through a path that loses the struct name in Go's
-/// type errors (`Go struct field .version`) and names the document step of
-/// `values.yaml` errors; the loader words them like Helm 3.
+/// type errors (`Go struct field .version`), names the document step of
+/// `values.yaml` errors and says `error unpacking subchart`; the loader words them
+/// like Helm 3.
 fn version_load_error(helm: HelmVersion, mut e: ChartError) -> ChartError {
     if helm == HelmVersion::V4 {
         // Helm 4 reads values.yaml document by document and names that step.
@@ -418,10 +419,15 @@ fn version_load_error(helm: HelmVersion, mut e: ChartError) -> ChartError {
         const STEP: &str = "cannot unmarshal yaml document: ";
         if let Some(i) = e.message.find(VALUES) {
             let at = i + VALUES.len();
-            if !e.message[at..].starts_with(STEP) {
+            let rest = &e.message[at..];
+            if !rest.starts_with(STEP) && !rest.starts_with("error reading yaml document: ") {
                 e.message.insert_str(at, STEP);
             }
         }
+        // Helm 4 says which kind of thing it was unpacking.
+        e.message = e
+            .message
+            .replace("error unpacking ", "error unpacking subchart ");
         for s in ["Metadata.", "Dependency.", "Maintainer."] {
             e.message = e.message.replace(
                 &format!("into Go struct field {s}"),
@@ -466,6 +472,32 @@ fn values_candidates(
     out
 }
 
+/// Helm 4 reads every document of a chart's `values.yaml` (Helm 3 the first only,
+/// which is what the loader keeps): re-read the charts whose file has more than one.
+/// Errors are worded like the loader's (Helm 3's), for [`version_load_error`].
+fn helm4_values(node: &mut Node) -> Result<(), String> {
+    if let Some(f) = &node.chart.values_file {
+        let text = f.text();
+        if yamlio::has_document_separator(&text) {
+            node.values = yamlio::decode_values_docs(&text)
+                .map_err(|e| format!("cannot load values.yaml: {e}"))?;
+        }
+    }
+    let parent = node.chart.metadata.name.clone();
+    for d in &mut node.deps {
+        helm4_values(d).map_err(|e| {
+            let dir = d
+                .chart
+                .origin
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| d.chart.metadata.name.clone());
+            format!("error unpacking {dir} in {parent}: {e}")
+        })?;
+    }
+    Ok(())
+}
+
 /// Renders with already merged user values.
 pub fn render_with_values(
     chart: &Arc<Chart>,
@@ -475,6 +507,15 @@ pub fn render_with_values(
 ) -> Result<Rendered, ChartError> {
     let helm = opts.helm;
     let mut warnings = Vec::new();
+    // Helm 4 fails on later values.yaml documents while loading, before any check.
+    let mut root = Node::new(chart);
+    if helm == HelmVersion::V4 {
+        helm4_values(&mut root).map_err(|e| {
+            let mut err = version_load_error(helm, ChartError::load(e));
+            locate::load_error(&chart.origin, vfs, &mut err);
+            err
+        })?;
+    }
     let md = &chart.metadata;
     if !matches!(md.chart_type.as_str(), "" | "application") {
         return Err(ChartError::new(
@@ -511,7 +552,6 @@ pub fn render_with_values(
         }
     }
     let mut w = Warnings::default();
-    let mut root = Node::new(chart);
     process_dependencies(helm, &mut root, &user, &mut w)
         .map_err(|e| ChartError::new(Phase::Prepare, e))?;
 

@@ -68,6 +68,15 @@ pub fn merge_maps(a: &Map, b: &Map) -> Map {
     out
 }
 
+/// A values file as each Helm reads it: Helm 3 the first YAML document, Helm 4
+/// every document merged (naming the failing step in its errors).
+fn decode_file(helm: HelmVersion, text: &str) -> Result<Map, String> {
+    match helm {
+        HelmVersion::V3 => yamlio::decode_values_map(text),
+        HelmVersion::V4 => yamlio::decode_values_docs(text),
+    }
+}
+
 fn read(vfs: &Vfs, path: &Path) -> Result<Vec<u8>, String> {
     vfs.read(path)
         .map(|b| b.to_vec())
@@ -77,22 +86,18 @@ fn read(vfs: &Vfs, path: &Path) -> Result<Vec<u8>, String> {
 impl ValueOptions {
     /// `Options.MergeValues`. Errors are Helm's texts.
     pub fn merge(&self, vfs: &Vfs, helm: HelmVersion) -> Result<Map, String> {
-        // Helm 4 names the failing step in file parse errors.
-        let doc = match helm {
-            HelmVersion::V3 => "",
-            HelmVersion::V4 => "cannot unmarshal yaml document: ",
-        };
         let mut base = Map::new();
         for src in &self.files {
             let current = match src {
                 ValuesSource::File(p) => {
                     let bytes = read(vfs, p)?;
                     let text = String::from_utf8_lossy(&bytes);
-                    yamlio::decode_values_map(&text)
-                        .map_err(|e| format!("failed to parse {}: {doc}{e}", p.display()))?
+                    decode_file(helm, &text)
+                        .map_err(|e| format!("failed to parse {}: {e}", p.display()))?
                 }
-                ValuesSource::Text { name, text } => yamlio::decode_values_map(text)
-                    .map_err(|e| format!("failed to parse {name}: {doc}{e}"))?,
+                ValuesSource::Text { name, text } => {
+                    decode_file(helm, text).map_err(|e| format!("failed to parse {name}: {e}"))?
+                }
                 ValuesSource::Map { values, .. } => values.deep_copy(),
             };
             base = merge_maps(&base, &current);

@@ -61,6 +61,52 @@ pub fn decode_values_map(text: &str) -> Result<Map, String> {
     }
 }
 
+/// Helm 4's `LoadValues`: the stream is cut into documents the way Kubernetes'
+/// `YAMLReader` does (a line starting with `---` followed by nothing but spaces or a
+/// comment ends a document; empty documents are skipped), each document must be a
+/// map, and the maps are merged in order (later keys win, nested maps merge).
+/// Errors carry Helm 4's step prefix.
+pub fn decode_values_docs(text: &str) -> Result<Map, String> {
+    let mut out = Map::new();
+    for doc in yaml_reader_documents(text)? {
+        let current =
+            decode_values_map(&doc).map_err(|e| format!("cannot unmarshal yaml document: {e}"))?;
+        out = super::values::merge_maps(&out, &current);
+    }
+    Ok(out)
+}
+
+/// Kubernetes' `YAMLReader.Read` loop over a whole text.
+fn yaml_reader_documents(text: &str) -> Result<Vec<String>, String> {
+    let mut docs = Vec::new();
+    let mut buf = String::new();
+    for line in text.split_inclusive('\n') {
+        if let Some(rest) = line.strip_prefix("---") {
+            let trimmed = rest.trim();
+            if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                return Err(format!(
+                    "error reading yaml document: invalid Yaml document separator: {trimmed}"
+                ));
+            }
+            if !buf.is_empty() {
+                docs.push(std::mem::take(&mut buf));
+            }
+            continue;
+        }
+        buf.push_str(line);
+    }
+    if !buf.is_empty() {
+        docs.push(buf);
+    }
+    Ok(docs)
+}
+
+/// Whether Helm 4's document-by-document reading can differ from reading the first
+/// document only (the text has a document separator line).
+pub fn has_document_separator(text: &str) -> bool {
+    text.lines().any(|l| l.starts_with("---"))
+}
+
 /// How `encoding/json` names the JSON type of a value in type errors.
 pub fn json_kind(v: &Value) -> &'static str {
     match v {
@@ -70,5 +116,27 @@ pub fn json_kind(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::List(_) | Value::Bytes(_) => "array",
         Value::Map(_) | Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helm4_values_documents_merge() {
+        let m =
+            decode_values_docs("a: 1\nb: {x: 1}\n---\n# only a comment\n---\nb: {z: 2}\nc: 3\n")
+                .unwrap();
+        assert_eq!(
+            crate::funcs::codec::json::encode(&Value::Map(m), false).unwrap_or_default(),
+            r#"{"a":1,"b":{"x":1,"z":2},"c":3}"#
+        );
+        let err = |t: &str| decode_values_docs(t).err().unwrap_or_default();
+        assert!(err("a: 1\n--- b\n").contains("invalid Yaml document separator: b"));
+        assert!(err("a: 1\n---\n- x\n")
+            .starts_with("cannot unmarshal yaml document: error unmarshaling JSON"));
+        assert!(has_document_separator("a: 1\n---\nb: 2\n"));
+        assert!(!has_document_separator("a: '---'\n"));
     }
 }
