@@ -13,7 +13,17 @@ use std::process::Command;
 
 #[test]
 fn charts_under_test_match_helm() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test");
+    compare_with_helm(&Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test"));
+}
+
+/// `charts-under-test/charts/`: Helm 4's multi-document values and the provenance
+/// chart, with their own `cases.tsv` and `expected/` (`charts/regen.sh`).
+#[test]
+fn more_charts_under_test_match_helm() {
+    compare_with_helm(&Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test/charts"));
+}
+
+fn compare_with_helm(root: &Path) {
     let cases = std::fs::read_to_string(root.join("cases.tsv")).expect("cases.tsv");
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -32,7 +42,7 @@ fn charts_under_test_match_helm() {
                     .unwrap_or_default()
             };
             let out = Command::new(env!("CARGO_BIN_EXE_stackproof"))
-                .current_dir(&root)
+                .current_dir(root)
                 .args([
                     "template",
                     "rel",
