@@ -2,9 +2,10 @@
 # Times rendering every case of the shared corpus (corpus/cases.tsv) with the real
 # `helm template` and with `stackproof template`, whole process per case (start-up,
 # chart loading, rendering, printing), RUNS times each, and prints per case the
-# median wall time of both and the ratio helm/stackproof; then the smallest, median
-# and geometric-mean ratio and the summed medians. Cases where either tool fails
-# (exit code != 0) are timed too and marked.
+# median wall time of both and the ratio helm/stackproof, and the mean CPU time (user
+# + system, which a busy machine disturbs less than wall time) and its ratio; then
+# the smallest, median and geometric-mean ratios and the totals. Cases where either
+# tool fails (exit code != 0) are timed too and marked.
 #
 # Usage: scripts/bench-corpus.sh [RUNS]          (default 5)
 #   HELM_VERSION=4 scripts/bench-corpus.sh     compare with helm v4.3.1 (--helm-version 4)
