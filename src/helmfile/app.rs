@@ -459,12 +459,9 @@ impl Runner<'_> {
             for (k, v) in &st.spec.common_labels {
                 labels.insert(k.clone(), v.clone());
             }
-            let enabled = condition_enabled(r, &st.rendered_values).map_err(|e| {
-                HelmfileError::other(format!(
-                    "failed to parse condition in release {}: {e}",
-                    r.name
-                ))
-            })?;
+            // `list` evaluates the condition itself and returns its error bare.
+            let enabled =
+                condition_enabled(r, &st.rendered_values).map_err(HelmfileError::other)?;
             self.listed.push(ListedRelease {
                 name: r.name.clone(),
                 namespace: r.namespace.clone(),
