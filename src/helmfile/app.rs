@@ -368,6 +368,7 @@ impl Runner<'_> {
                     "failed to parse condition in release {}: {e}",
                     r.name
                 ))
+                .at_release(r)
             })?;
             selected.push((filters.is_empty() || matched) && cond);
         }
@@ -398,6 +399,7 @@ impl Runner<'_> {
                         "[failed to parse condition in release {}: {e}]",
                         r.name
                     ))
+                    .at_release(r)
                 })?;
             }
         }
@@ -494,8 +496,8 @@ impl Runner<'_> {
     fn record_values(&mut self, st: &HelmState, index: usize, i: usize) -> Result<()> {
         let ld = self.loader();
         let r = &st.spec.releases[i];
-        let files = generate_values_files(&ld, st, r)?;
-        let set = set_flags(&ld, st, r)?;
+        let files = generate_values_files(&ld, st, r).map_err(|e| e.at_release(r))?;
+        let set = set_flags(&ld, st, r).map_err(|e| e.at_release(r))?;
         let rr = &mut self.out.states[index].releases[i];
         rr.values_files = files;
         rr.set = set;
@@ -567,7 +569,14 @@ impl Runner<'_> {
         let nodes = Self::plan_nodes(st);
         let ids =
             |ix: &[usize]| -> Vec<String> { ix.iter().map(|&i| nodes[i].id.clone()).collect() };
-        let needs_err = |e: dag::PlanError| HelmfileError::new(ErrorKind::Needs, e.to_string());
+        let needs_err = |e: dag::PlanError| {
+            let about = e.release().to_string();
+            let err = HelmfileError::new(ErrorKind::Needs, e.to_string());
+            match nodes.iter().position(|n| n.id == about) {
+                Some(i) => err.at_release(&st.spec.releases[i]),
+                None => err,
+            }
+        };
         let first = dag::plan(&nodes, &ids(&idx), opts).map_err(needs_err)?;
         let to_render: Vec<usize> = first
             .iter()

@@ -202,7 +202,7 @@ pub(crate) fn template_release(
     let resolved = input
         .chart_sources
         .resolve(&input.render.vfs, &r.name, &r.chart, &st.cwd, &r.version)
-        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e.to_string()))?;
+        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e.to_string()).at_release(r))?;
     let note = resolved.stamped_version.as_ref().map(|v| {
         format!(
             "release {:?}: chart {:?} from {} renders with version {v} (the source has {})",
