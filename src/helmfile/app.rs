@@ -2,6 +2,7 @@
 //! files, visiting them (nested `helmfiles:` first), templating releases, and the
 //! per-state work of `list`, `write-values` and `template`, into a [`StackRender`].
 
+use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -593,10 +594,36 @@ impl Runner<'_> {
         let second = dag::plan(&nodes, &ids(&to_render), opts).map_err(needs_err)?;
         let order: Vec<usize> = second.into_iter().flatten().collect();
         // `TemplateReleases`: every release's flags are prepared, errors collected;
-        // helm runs only while no error has happened yet.
+        // helm runs only while no error has happened yet. Flags are prepared in
+        // order first; the charts of releases helm could reach then render in
+        // parallel (rendering only reads the stack), and the results are taken in
+        // order with the same stop-at-first-error rule.
+        let prepared: Vec<Result<()>> = order
+            .iter()
+            .map(|&i| self.record_values(st, index, i))
+            .collect();
+        let reachable = prepared.iter().take_while(|p| p.is_ok()).count();
+        let mut rendered: Vec<Option<super::output::TemplatedRelease>> = if render {
+            let input = self.input;
+            let state = &self.out.states[index];
+            let st_ref: &HelmState = st;
+            order[..reachable]
+                .par_iter()
+                .map(|&i| {
+                    Some(super::output::template_release(
+                        input,
+                        st_ref,
+                        i,
+                        &state.releases[i],
+                    ))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut errs: Vec<HelmfileError> = Vec::new();
-        for &i in &order {
-            if let Err(e) = self.record_values(st, index, i) {
+        for (k, (&i, prep)) in order.iter().zip(prepared).enumerate() {
+            if let Err(e) = prep {
                 errs.push(e);
                 continue;
             }
@@ -604,15 +631,15 @@ impl Runner<'_> {
             self.out.order.push((index, i));
             self.out.states[index].releases[i].order = Some(pos);
             if render && errs.is_empty() {
-                let input = self.input;
+                let Some(t) = rendered.get_mut(k).and_then(Option::take) else {
+                    continue;
+                };
                 let out = &mut self.out;
-                match super::output::template_release(
-                    input,
-                    st,
-                    i,
-                    &mut out.states[index].releases[i],
-                    &mut out.notes,
-                ) {
+                if let Some(n) = t.note {
+                    out.notes.push(n);
+                }
+                out.states[index].releases[i].chart_source = t.chart_source;
+                match t.stdout {
                     Ok(stdout) => {
                         if !stdout.is_empty() {
                             out.stdout.push_str(&stdout);
