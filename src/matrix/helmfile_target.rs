@@ -116,6 +116,12 @@ impl Renderer for HelmfileRenderer {
                 ..RenderEnv::default()
             },
             chart_sources: ChartSources::new(chart_sources.clone(), chart_dirs.clone()),
+            selectors: spec
+                .selectors
+                .iter()
+                .chain(&req.cell.selectors)
+                .cloned()
+                .collect(),
             command: Command::Template {
                 render_manifests: true,
             },
@@ -164,10 +170,14 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
         );
     }
 
-    // The cell's values as `when` sees them: the stack's state values.
+    // The cell's values as `when` sees them: the state values of the first top-level
+    // state (nested states come first in Helmfile's order but see only what their
+    // parent passes them).
     let values = out
         .states
-        .first()
+        .iter()
+        .find(|s| s.parent.is_none())
+        .or(out.states.first())
         .map(|s| to_json(&s.values))
         .filter(Json::is_object)
         .unwrap_or_else(|| req.values.clone());
@@ -235,6 +245,7 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
         target: req.target.name.clone(),
         cell: req.cell.name.clone(),
         values,
+        expect: Json::Null,
         states: Ok(StatesLayer::new(releases)),
         values_layer: Ok(ValuesLayer {
             releases: values_layer,

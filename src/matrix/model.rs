@@ -161,10 +161,20 @@ impl Release {
         self.installed && self.enabled
     }
 
+    /// The state file that declared the release, as reports show it.
+    pub fn state(&self) -> Option<&str> {
+        self.declared_at.as_ref().map(|l| l.file.as_str())
+    }
+
     /// The JSON a states-layer rule sees for this release (`id` is `namespace/name`, the
-    /// form `needs` entries use).
-    pub fn to_json(&self) -> Json {
+    /// form `needs` entries use; `state` is the declaring state file and
+    /// `state-releases` the ids of every release that state declares, because Helmfile
+    /// applies states one at a time and a `needs` edge can only order releases of one
+    /// state).
+    pub fn to_json(&self, state_releases: &[String]) -> Json {
         serde_json::json!({
+            "state": self.state(),
+            "state-releases": state_releases,
             "name": self.id.name,
             "namespace": self.id.namespace,
             "id": self.id.to_string(),
@@ -191,7 +201,20 @@ pub struct StatesLayer {
 
 impl StatesLayer {
     pub fn new(releases: Vec<Release>) -> StatesLayer {
-        let docs = releases.iter().map(Release::to_json).collect();
+        let docs = releases
+            .iter()
+            .map(|r| {
+                let siblings: Vec<String> = match r.state() {
+                    Some(state) => releases
+                        .iter()
+                        .filter(|o| o.state() == Some(state))
+                        .map(|o| o.id.to_string())
+                        .collect(),
+                    None => Vec::new(),
+                };
+                r.to_json(&siblings)
+            })
+            .collect();
         let origins = releases
             .iter()
             .map(|r| {
@@ -325,6 +348,8 @@ pub struct RenderedCell {
     /// The cell's values as `when` expressions see them: for a stack its state values,
     /// for a chart its user-supplied values, for fixtures what the fixture declares.
     pub values: Json,
+    /// The cell's declared expectations (null when none); set by [`super::render`].
+    pub expect: Json,
     pub states: Result<StatesLayer, RenderError>,
     pub values_layer: Result<ValuesLayer, RenderError>,
     pub manifests: Result<ManifestsLayer, RenderError>,
@@ -338,6 +363,7 @@ impl RenderedCell {
             target: target.into(),
             cell: cell.into(),
             values,
+            expect: Json::Null,
             states: Err(err.clone()),
             values_layer: Err(err.clone()),
             manifests: Err(err),

@@ -54,6 +54,7 @@ fn rule_location(rule: &Rule) -> FindingLocation {
 fn when_context(cell: &RenderedCell) -> Json {
     serde_json::json!({
         "values": cell.values,
+        "expect": cell.expect,
         "cell": cell.cell,
         "target": cell.target,
     })
@@ -280,6 +281,7 @@ fn violation_finding(
                 "value": v.value,
                 "doc": subject.map(|s| s.doc),
                 "values": cell.values,
+                "expect": cell.expect,
             });
             match expr::render_template(tpl, &expr::value(&ctx)) {
                 Ok(m) if !m.is_empty() => m,
