@@ -34,6 +34,7 @@ kinds! {
     exists,
     absent,
     equals,
+    contains,
     one_of,
     matches,
     count,
