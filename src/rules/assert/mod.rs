@@ -352,7 +352,8 @@ pub struct Lookup {
 #[derive(Clone, Debug)]
 pub struct Found {
     pub value: Json,
-    /// The effective namespace of the object it was found in.
+    /// The effective namespace of the document it was found in; empty for values and
+    /// states entries, which name objects without placing them.
     pub namespace: String,
     /// `Deployment nvcf/router` or `values of release nvcf/api`.
     pub owner: String,
@@ -420,7 +421,13 @@ impl Lookup {
             .iter()
             .map(|n| Found {
                 value: n.value.clone(),
-                namespace: sel.subjects[n.subject].namespace.clone(),
+                // A values or states entry names objects without saying where they
+                // live; only a rendered document has a namespace of its own.
+                namespace: if layer == Layer::Manifests {
+                    sel.subjects[n.subject].namespace.clone()
+                } else {
+                    String::new()
+                },
                 owner: inner.describe(n.subject),
                 location: inner.location_of(n.subject, &n.path, label),
             })
