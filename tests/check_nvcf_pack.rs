@@ -77,7 +77,10 @@ fn overlay(cfg: &mut Config, target: &str, nvcf: &Path, rel: &str, content: Stri
 /// A file of the checkout with `from` replaced by `to` (which must be there).
 fn patched(nvcf: &Path, rel: &str, from: &str, to: &str) -> String {
     let text = std::fs::read_to_string(nvcf.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
-    assert!(text.contains(from), "{rel} no longer contains the patch anchor:\n{from}");
+    assert!(
+        text.contains(from),
+        "{rel} no longer contains the patch anchor:\n{from}"
+    );
     text.replacen(from, to, 1)
 }
 
@@ -121,11 +124,14 @@ fn pack_on_the_snapshot_reports_only_the_missing_pr_850() {
     );
     for f in &r.findings {
         assert!(
-            f.release.as_deref() == Some("nvcf/api") || f.release.as_deref() == Some("nvcf/nvct-api"),
+            f.release.as_deref() == Some("nvcf/api")
+                || f.release.as_deref() == Some("nvcf/nvct-api"),
             "{f:?}"
         );
         assert!(
-            f.locations.iter().any(|l| l.file.ends_with("delegated-token.yaml") && l.line > 0),
+            f.locations
+                .iter()
+                .any(|l| l.file.ends_with("delegated-token.yaml") && l.line > 0),
             "{f:?}"
         );
         assert!(f.locations.len() >= 2, "no values location: {f:?}");
@@ -175,7 +181,12 @@ fn apply_pr_850(nvcf: &Path) -> String {
 fn delegated_token_rules_pass_once_pr_850_is_applied() {
     let Some(nvcf) = nvcf() else { return };
     let mut cfg = config(&nvcf);
-    let before = run(&cfg, &["self-managed"], &["default", "llm"], &["nvcf/delegated-token/*"]);
+    let before = run(
+        &cfg,
+        &["self-managed"],
+        &["default", "llm"],
+        &["nvcf/delegated-token/*"],
+    );
     assert_eq!(
         fired(&before),
         DELEGATED
@@ -186,8 +197,19 @@ fn delegated_token_rules_pass_once_pr_850_is_applied() {
         human(&before)
     );
     let fixed = apply_pr_850(&nvcf);
-    overlay(&mut cfg, "self-managed", &nvcf, "deploy/stacks/self-managed/global.yaml.gotmpl", fixed);
-    let after = run(&cfg, &["self-managed"], &["default", "llm"], &["nvcf/delegated-token/*"]);
+    overlay(
+        &mut cfg,
+        "self-managed",
+        &nvcf,
+        "deploy/stacks/self-managed/global.yaml.gotmpl",
+        fixed,
+    );
+    let after = run(
+        &cfg,
+        &["self-managed"],
+        &["default", "llm"],
+        &["nvcf/delegated-token/*"],
+    );
     assert!(after.findings.is_empty(), "{}", human(&after));
     let passed = after
         .outcomes
@@ -256,7 +278,12 @@ fn a_private_key_in_a_trust_bundle_is_caught() {
         indent(read("ca.key"))
     );
     overlay(&mut cfg, "self-managed", &nvcf, rel, bad);
-    let r = run(&cfg, &["self-managed"], &["llm-pki-certmanager"], &["nvcf/trust/*"]);
+    let r = run(
+        &cfg,
+        &["self-managed"],
+        &["llm-pki-certmanager"],
+        &["nvcf/trust/*"],
+    );
     let f = r
         .findings
         .iter()
@@ -277,14 +304,18 @@ fn workers_trusting_the_router_key_is_caught() {
     let Some(nvcf) = nvcf() else { return };
     let mut cfg = config(&nvcf);
     // The registration hands workers the router's own TLS Secret as their trust bundle.
-    let rel = "deploy/stacks/nvcf-compute-plane/stackproof-registration/stackproof-register-values.yaml";
+    let rel =
+        "deploy/stacks/nvcf-compute-plane/stackproof-registration/stackproof-register-values.yaml";
     let mut reg = String::new();
     if let Some(t) = cfg.targets.iter().find(|t| t.name == "worker-trust") {
         if let TargetKind::Helmfile { overlays, .. } = &t.kind {
             reg = overlays.get(&nvcf.join(rel)).cloned().unwrap_or_default();
         }
     }
-    assert!(reg.contains("nvcf-worker-trust"), "registration overlay moved");
+    assert!(
+        reg.contains("nvcf-worker-trust"),
+        "registration overlay moved"
+    );
     overlay(
         &mut cfg,
         "worker-trust",
@@ -292,7 +323,12 @@ fn workers_trusting_the_router_key_is_caught() {
         rel,
         reg.replace("nvcf-worker-trust", "stargate-quic-tls"),
     );
-    let r = run(&cfg, &["worker-trust"], &["cert-manager"], &["nvcf/trust/*"]);
+    let r = run(
+        &cfg,
+        &["worker-trust"],
+        &["cert-manager"],
+        &["nvcf/trust/*"],
+    );
     let f = r
         .findings
         .iter()
