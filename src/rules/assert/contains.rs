@@ -3,8 +3,7 @@
 
 use serde_json::Value as Json;
 
-use super::{json_eq, params, schema_of, show, Assertion, Ctx, KindDef, Violation};
-use crate::matrix::yaml::{YNode, YamlError};
+use super::{json_eq, schema_of, show, with_value, Assertion, Ctx, KindDef, Violation};
 
 pub(super) static KIND: KindDef = KindDef {
     name: "contains",
@@ -33,14 +32,11 @@ variables a chart must receive, the annotations a hook needs. Pinning the whole 
     missing_ok: false,
     on_failed_layer: false,
     schema: schema_of::<Json>,
-    build,
+    build: |node| with_value(node, Contains),
 };
 
+/// The entries the selected values must hold.
 struct Contains(Json);
-
-fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
-    Ok(Box::new(Contains(params(node)?)))
-}
 
 /// The first part of `want` that `have` lacks, as a JSONPath-like suffix and the wanted
 /// value; `None` when `have` contains all of `want`.
@@ -73,7 +69,13 @@ impl Assertion for Contains {
                 } else {
                     format!("expected {at} to be {}", show(&want))
                 };
-                Some(Violation::at(n, found))
+                let mut v = Violation::at(n, found);
+                // Point at the entry that differs (its line, when it exists).
+                let inner = at.trim_end_matches("[*]");
+                if !inner.is_empty() {
+                    v.path = Some(format!("{}{inner}", n.path));
+                }
+                Some(v)
             })
             .collect()
     }
