@@ -211,7 +211,7 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
     for (st, r) in out.rendered() {
         let id = release_id(r);
         let state_dir = st.path.parent().unwrap_or(working_dir);
-        values_layer.push((id.clone(), release_values(r, state_dir, base)));
+        values_layer.push((id.clone(), release_values(r, state_dir, base, &mut sources)));
         let manifests = match &r.manifests {
             Some(text) => {
                 let name = format!(
@@ -258,11 +258,14 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
 }
 
 /// A release's merged values, with each leaf traced to the values file that set it
-/// last (rendered text for `.gotmpl` files, so lines are those of the rendered file).
+/// last. A `.gotmpl` file is traced in its rendered text, which is kept as a virtual
+/// source (`<file> (rendered)`) so reports show the lines the numbers refer to; one copy
+/// per cell unless releases render it differently.
 fn release_values(
     r: &ReleaseRender,
     dir: &Path,
     base: &Path,
+    sources: &mut VirtualSources,
 ) -> Result<ReleaseValues, RenderError> {
     let merged = merge_values_files(&r.values_files).map_err(|e| RenderError::new(e.message))?;
     let values = to_json(&Value::Map(merged));
@@ -270,6 +273,19 @@ fn release_values(
     let mut files = Vec::new();
     for f in &r.values_files {
         let name = match &f.path {
+            Some(p) if p.ends_with(".gotmpl") => {
+                let file = shown(p, dir, base);
+                let mut name = format!("{file} (rendered)");
+                if sources.files.get(&name).is_some_and(|t| **t != *f.content) {
+                    name = format!("{file} (rendered for {})", release_id(r));
+                }
+                if !sources.files.contains_key(&name) {
+                    sources
+                        .files
+                        .insert(name.clone(), Arc::from(f.content.as_str()));
+                }
+                name
+            }
             Some(p) => shown(p, dir, base),
             None => format!("{} (inline values of release {})", f.origin, r.name),
         };
