@@ -19,11 +19,11 @@ use serde_json::Value as Json;
 
 use super::chart_target::SetFlags;
 use super::config::{display_path, TargetKind};
-use super::convert::{decode_yaml, to_json};
+use super::convert::to_json;
 use super::expand::{deep_merge, set_path};
 use super::manifests::parse_stream;
 use super::model::{
-    LazyOrigins, Manifest, ManifestsLayer, Origins, Release, ReleaseId, ReleaseValues, RenderError,
+    LazyOrigins, Manifest, ManifestsLayer, Release, ReleaseId, ReleaseValues, RenderError,
     RenderedCell, StatesLayer, ValuesLayer, VirtualSources,
 };
 use super::render::{RenderRequest, Renderer};
@@ -269,34 +269,36 @@ fn release_values(
 ) -> Result<ReleaseValues, RenderError> {
     let merged = merge_values_files(&r.values_files).map_err(|e| RenderError::new(e.message))?;
     let values = to_json(&Value::Map(merged));
-    let mut origins = Origins::new();
+    // Positions are worked out only if a finding points into these values.
+    let mut texts: Vec<(Arc<str>, String, usize)> = Vec::new();
     let mut files = Vec::new();
     for f in &r.values_files {
-        let name = match &f.path {
+        let (name, text) = match &f.path {
             Some(p) if p.ends_with(".gotmpl") => {
                 let file = shown(p, dir, base);
                 let mut name = format!("{file} (rendered)");
                 if sources.files.get(&name).is_some_and(|t| **t != *f.content) {
                     name = format!("{file} (rendered for {})", release_id(r));
                 }
-                if !sources.files.contains_key(&name) {
-                    sources
-                        .files
-                        .insert(name.clone(), Arc::from(f.content.as_str()));
-                }
-                name
+                let text = sources
+                    .files
+                    .entry(name.clone())
+                    .or_insert_with(|| Arc::from(f.content.as_str()))
+                    .clone();
+                (name, text)
             }
-            Some(p) => shown(p, dir, base),
-            None => format!("{} (inline values of release {})", f.origin, r.name),
+            Some(p) => (shown(p, dir, base), Arc::from(f.content.as_str())),
+            None => (
+                format!("{} (inline values of release {})", f.origin, r.name),
+                Arc::from(f.content.as_str()),
+            ),
         };
-        if let Ok(d) = decode_yaml(&f.content, &name, 1) {
-            origins.extend(d.origins);
-        }
+        texts.push((text, name.clone(), 1));
         files.push(name);
     }
     Ok(ReleaseValues {
         values,
-        origins: LazyOrigins::ready(origins),
+        origins: LazyOrigins::from_yamls(texts),
         files,
     })
 }

@@ -32,8 +32,9 @@ pub type Origins = BTreeMap<String, Location>;
 /// finding actually refers to.
 #[derive(Clone, Debug, Default)]
 pub struct LazyOrigins {
-    /// The YAML text, its name and the line its first line has in that file.
-    source: Option<(Arc<str>, String, usize)>,
+    /// YAML texts, each with its name and the line its first line has in that file;
+    /// later texts override earlier ones (values files merged in order).
+    sources: Vec<(Arc<str>, String, usize)>,
     done: std::sync::OnceLock<Origins>,
 }
 
@@ -42,24 +43,36 @@ impl LazyOrigins {
     pub fn ready(origins: Origins) -> LazyOrigins {
         let done = std::sync::OnceLock::new();
         let _ = done.set(origins);
-        LazyOrigins { source: None, done }
+        LazyOrigins {
+            sources: Vec::new(),
+            done,
+        }
     }
 
     /// Positions of the document in `text` (named `file`, starting at `first_line`),
     /// read when first asked for.
     pub fn from_yaml(text: Arc<str>, file: &str, first_line: usize) -> LazyOrigins {
+        LazyOrigins::from_yamls(vec![(text, file.to_string(), first_line)])
+    }
+
+    /// Positions of the merge of several YAML documents (later ones win), read when
+    /// first asked for.
+    pub fn from_yamls(sources: Vec<(Arc<str>, String, usize)>) -> LazyOrigins {
         LazyOrigins {
-            source: Some((text, file.to_string(), first_line)),
+            sources,
             done: std::sync::OnceLock::new(),
         }
     }
 
     pub fn get(&self) -> &Origins {
-        self.done.get_or_init(|| match &self.source {
-            Some((text, file, first)) => super::convert::decode_yaml(text, file, *first)
-                .map(|d| d.origins)
-                .unwrap_or_default(),
-            None => Origins::new(),
+        self.done.get_or_init(|| {
+            let mut out = Origins::new();
+            for (text, file, first) in &self.sources {
+                if let Ok(d) = super::convert::decode_yaml(text, file, *first) {
+                    out.extend(d.origins);
+                }
+            }
+            out
         })
     }
 }
