@@ -8,7 +8,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export HELM_CONFIG_HOME=$scratch/config HELM_CACHE_HOME=$scratch/cache HELM_DATA_HOME=$scratch/data HELMFILE_CACHE_HOME=$scratch/hfcache
 helmfile --version | grep -q 0.166.0 || { echo "need helmfile 0.166.0 on PATH" >&2; exit 2; }
-progress='^(Building dependency|Templating release=|Writing values file|Adding repo|Pulling |Saving |Deleting outdated|Hang tight|Update Complete|\.\.\.Successfully)'
+progress='^(hook\[[a-z]*\] logs|Building dependency|Templating release=|Writing values file|Adding repo|Pulling |Saving |Deleting outdated|Hang tight|Update Complete|\.\.\.Successfully)'
 warning='^(WARNING: |skipping missing |no matches for path: |warn: )'
 rm -rf "$here/expected"
 grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name dir envs args; do

@@ -226,7 +226,11 @@ pub fn run(args: HelmfileArgs) -> i32 {
         }
     }
     if let Some(e) = &out.error {
+        // Helmfile's message as it prints it, then where the error is.
         eprintln!("{}", e.message);
+        for l in e.detail_lines(&working_dir) {
+            eprintln!("{l}");
+        }
     }
     out.exit_code
 }

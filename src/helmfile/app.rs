@@ -2,6 +2,7 @@
 //! files, visiting them (nested `helmfiles:` first), templating releases, and the
 //! per-state work of `list`, `write-values` and `template`, into a [`StackRender`].
 
+use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -368,6 +369,7 @@ impl Runner<'_> {
                     "failed to parse condition in release {}: {e}",
                     r.name
                 ))
+                .at_release(r)
             })?;
             selected.push((filters.is_empty() || matched) && cond);
         }
@@ -398,6 +400,7 @@ impl Runner<'_> {
                         "[failed to parse condition in release {}: {e}]",
                         r.name
                     ))
+                    .at_release(r)
                 })?;
             }
         }
@@ -459,12 +462,9 @@ impl Runner<'_> {
             for (k, v) in &st.spec.common_labels {
                 labels.insert(k.clone(), v.clone());
             }
-            let enabled = condition_enabled(r, &st.rendered_values).map_err(|e| {
-                HelmfileError::other(format!(
-                    "failed to parse condition in release {}: {e}",
-                    r.name
-                ))
-            })?;
+            // `list` evaluates the condition itself and returns its error bare.
+            let enabled =
+                condition_enabled(r, &st.rendered_values).map_err(HelmfileError::other)?;
             self.listed.push(ListedRelease {
                 name: r.name.clone(),
                 namespace: r.namespace.clone(),
@@ -497,8 +497,8 @@ impl Runner<'_> {
     fn record_values(&mut self, st: &HelmState, index: usize, i: usize) -> Result<()> {
         let ld = self.loader();
         let r = &st.spec.releases[i];
-        let files = generate_values_files(&ld, st, r)?;
-        let set = set_flags(&ld, st, r)?;
+        let files = generate_values_files(&ld, st, r).map_err(|e| e.at_release(r))?;
+        let set = set_flags(&ld, st, r).map_err(|e| e.at_release(r))?;
         let rr = &mut self.out.states[index].releases[i];
         rr.values_files = files;
         rr.set = set;
@@ -570,7 +570,14 @@ impl Runner<'_> {
         let nodes = Self::plan_nodes(st);
         let ids =
             |ix: &[usize]| -> Vec<String> { ix.iter().map(|&i| nodes[i].id.clone()).collect() };
-        let needs_err = |e: dag::PlanError| HelmfileError::new(ErrorKind::Needs, e.to_string());
+        let needs_err = |e: dag::PlanError| {
+            let about = e.release().to_string();
+            let err = HelmfileError::new(ErrorKind::Needs, e.to_string());
+            match nodes.iter().position(|n| n.id == about) {
+                Some(i) => err.at_release(&st.spec.releases[i]),
+                None => err,
+            }
+        };
         let first = dag::plan(&nodes, &ids(&idx), opts).map_err(needs_err)?;
         let to_render: Vec<usize> = first
             .iter()
@@ -587,10 +594,36 @@ impl Runner<'_> {
         let second = dag::plan(&nodes, &ids(&to_render), opts).map_err(needs_err)?;
         let order: Vec<usize> = second.into_iter().flatten().collect();
         // `TemplateReleases`: every release's flags are prepared, errors collected;
-        // helm runs only while no error has happened yet.
+        // helm runs only while no error has happened yet. Flags are prepared in
+        // order first; the charts of releases helm could reach then render in
+        // parallel (rendering only reads the stack), and the results are taken in
+        // order with the same stop-at-first-error rule.
+        let prepared: Vec<Result<()>> = order
+            .iter()
+            .map(|&i| self.record_values(st, index, i))
+            .collect();
+        let reachable = prepared.iter().take_while(|p| p.is_ok()).count();
+        let mut rendered: Vec<Option<super::output::TemplatedRelease>> = if render {
+            let input = self.input;
+            let state = &self.out.states[index];
+            let st_ref: &HelmState = st;
+            order[..reachable]
+                .par_iter()
+                .map(|&i| {
+                    Some(super::output::template_release(
+                        input,
+                        st_ref,
+                        i,
+                        &state.releases[i],
+                    ))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut errs: Vec<HelmfileError> = Vec::new();
-        for &i in &order {
-            if let Err(e) = self.record_values(st, index, i) {
+        for (k, (&i, prep)) in order.iter().zip(prepared).enumerate() {
+            if let Err(e) = prep {
                 errs.push(e);
                 continue;
             }
@@ -598,15 +631,15 @@ impl Runner<'_> {
             self.out.order.push((index, i));
             self.out.states[index].releases[i].order = Some(pos);
             if render && errs.is_empty() {
-                let input = self.input;
+                let Some(t) = rendered.get_mut(k).and_then(Option::take) else {
+                    continue;
+                };
                 let out = &mut self.out;
-                match super::output::template_release(
-                    input,
-                    st,
-                    i,
-                    &mut out.states[index].releases[i],
-                    &mut out.notes,
-                ) {
+                if let Some(n) = t.note {
+                    out.notes.push(n);
+                }
+                out.states[index].releases[i].chart_source = t.chart_source;
+                match t.stdout {
                     Ok(stdout) => {
                         if !stdout.is_empty() {
                             out.stdout.push_str(&stdout);

@@ -42,6 +42,22 @@ pub enum PlanError {
     RepeatedNeed { id: String },
 }
 
+impl PlanError {
+    /// The release the error is about (whose `needs:` entry to point at).
+    pub fn release(&self) -> &str {
+        match self {
+            PlanError::Undefined { dependents, .. } => {
+                dependents.first().map(String::as_str).unwrap_or("")
+            }
+            PlanError::Cycle { path } => path.first().map(String::as_str).unwrap_or(""),
+            PlanError::Unhandled { dependents, .. } => {
+                dependents.first().map(String::as_str).unwrap_or("")
+            }
+            PlanError::RepeatedNeed { id } => id,
+        }
+    }
+}
+
 fn quoted(xs: &[String]) -> Vec<String> {
     xs.iter().map(|x| format!("{x:?}")).collect()
 }

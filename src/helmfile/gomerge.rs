@@ -58,21 +58,10 @@ pub fn merge_fill(dst: &Map, src: &Map) {
     }
 }
 
-/// mergo's `isEmptyValue` with dereferencing, as seen through an `interface{}`.
-pub fn is_empty(v: &Value) -> bool {
-    match v {
-        Value::Nil => true,
-        Value::Bool(b) => !b,
-        Value::Int(i, _) => *i == 0,
-        Value::Uint(u, _) => *u == 0,
-        Value::Float(f) => *f == 0.0,
-        Value::String(s) => s.is_empty(),
-        Value::Bytes(b) => b.is_empty(),
-        Value::List(l) => l.is_empty(),
-        Value::Map(m) => m.is_empty(),
-        Value::Object(_) => false,
-    }
-}
+/// mergo's `isEmptyValue` with dereferencing, as seen through an `interface{}`:
+/// on plain data it is Sprig's `empty` (nil, zero numbers, `false`, zero-length
+/// strings, lists and maps), so the one implementation serves both.
+pub(crate) use crate::funcs::defaults::is_empty;
 
 /// Helmfile's `maputil.MergeMaps(a, b)`: a new map with `b` deep-merged over `a`
 /// (maps merge recursively, anything else from `b` wins). Used to combine repeated

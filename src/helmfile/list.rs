@@ -17,28 +17,12 @@ pub struct ListedRelease {
     pub version: String,
 }
 
-/// Go's `encoding/json` string literal (HTML-safe escaping, as `json.Marshal` does).
+/// Go's `encoding/json` string literal (HTML-safe escaping, as `json.Marshal` does),
+/// from the one Go JSON encoder the template functions use.
 pub fn go_json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    // Marshalling a string cannot fail; the fallback is never taken.
+    crate::funcs::codec::yaml::go_json(&crate::template::Value::from(s))
+        .unwrap_or_else(|_| format!("{s:?}"))
 }
 
 /// `helmfile list --output json` stdout, including the final newline. No releases

@@ -158,11 +158,11 @@ impl Loader<'_> {
         }
         let title = format!("{tpe} file");
         match missing_handler_id(handler) {
+            // Located later at the entry that names the file, not at the missing path.
             "Error" => Err(HelmfileError::new(
                 ErrorKind::File,
                 format!("{title} matching \"{path}\" does not exist in \"{base_path}\""),
-            )
-            .with_file(paths::resolve(cwd, &pattern))),
+            )),
             "Warn" | "Info" => {
                 self.warn(format!("skipping missing {title} matching \"{path}\""));
                 Ok(None)
@@ -274,15 +274,31 @@ impl Loader<'_> {
         let mut env: Option<Environment> = inherited.cloned();
         let mut final_state: Option<HelmState> = None;
         let mut parts = Vec::new();
+        let abs = paths::resolve(cwd, filename);
+        // Line in the file where the current part starts, minus one.
+        let mut offset = 0;
         for (i, part) in content.split("\n---\n").enumerate() {
             let id = format!("{filename}.part.{i}");
+            let part_offset = offset;
+            offset += part.matches('\n').count() + 2;
             let rendered = if env.is_none() && overrode.is_none() {
                 let e = Environment::new(&self.env_name);
                 self.two_pass(Some(&e), None, base_dir, &id, part, cwd)
             } else {
                 self.two_pass(env.as_ref(), overrode, base_dir, &id, part, cwd)
             }
-            .map_err(|e| e.wrap(format!("error during {id} parsing")))?;
+            .map_err(|e| {
+                let line = e
+                    .template
+                    .as_ref()
+                    .filter(|t| e.file.is_none() && t.template == "stringTemplate")
+                    .and_then(|t| t.line);
+                let e = match line {
+                    Some(l) => e.at(abs.clone(), part_offset + l),
+                    None => e,
+                };
+                e.wrap(format!("error during {id} parsing"))
+            })?;
             parts.push(RenderedPart {
                 id: id.clone(),
                 source: part.to_string(),
@@ -298,7 +314,23 @@ impl Loader<'_> {
                     overrode,
                     cwd,
                 )
-                .map_err(|e| attach_rendered(e, cwd, filename, part, &rendered))?;
+                .map_err(|e| {
+                    let at = (abs.as_path(), id.as_str(), part_offset);
+                    let e = attach_rendered(e, at, part, &rendered);
+                    locate_by_quoted_name(e, &abs, &content)
+                })?;
+            let mut current = current;
+            for r in current
+                .spec
+                .releases
+                .iter_mut()
+                .chain(current.spec.templates.values_mut())
+            {
+                if r.origin.is_none() && r.line > 0 {
+                    let l = trace_template_line(part, &rendered, r.line).unwrap_or(r.line);
+                    r.origin = Some((abs.clone(), part_offset + l));
+                }
+            }
             let fs = match final_state.as_mut() {
                 None => final_state.insert(current),
                 Some(fs) => {
@@ -822,12 +854,11 @@ pub fn template_error(e: crate::template::Error) -> HelmfileError {
 /// For YAML errors in a rendered part: the rendered line and the template line.
 fn attach_rendered(
     mut e: HelmfileError,
-    cwd: &Path,
-    file: &str,
+    (abs, part, part_offset): (&Path, &str, usize),
     source: &str,
     rendered: &str,
 ) -> HelmfileError {
-    if e.kind != ErrorKind::Yaml || e.rendered.is_some() {
+    if e.kind != ErrorKind::Yaml || e.rendered.is_some() || e.file.is_some() {
         return e;
     }
     let line = e
@@ -842,21 +873,127 @@ fn attach_rendered(
             .nth(line.saturating_sub(1))
             .unwrap_or("")
             .to_string();
-        let key = rendered_text.trim();
-        let template_line = (!key.is_empty())
-            .then(|| source.lines().position(|l| l.contains(key)).map(|i| i + 1))
-            .flatten();
+        let template_line = trace_template_line(source, rendered, line);
         e.rendered = Some(Box::new(RenderedContext {
-            file: paths::resolve(cwd, file),
+            file: abs.to_path_buf(),
+            part: part.to_string(),
             rendered_line: line,
             rendered_text,
-            template_line,
+            template_line: template_line.map(|l| part_offset + l),
             template_text: template_line
                 .and_then(|l| source.lines().nth(l - 1))
                 .map(str::to_string),
         }));
+        e = e.at(abs, part_offset + template_line.unwrap_or(line));
     }
-    e.with_file(paths::resolve(cwd, file))
+    e.with_file(abs)
+}
+
+/// Errors that name a missing file (`... matching "x.yaml" does not exist`) point
+/// at the first line of the state file that mentions it.
+fn locate_by_quoted_name(e: HelmfileError, abs: &Path, content: &str) -> HelmfileError {
+    if e.line.is_some() || e.file.is_some() {
+        return e;
+    }
+    let needle = e
+        .message
+        .split("matching \"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .filter(|s| !s.is_empty());
+    let line = needle.and_then(|n| content.lines().position(|l| l.contains(n)));
+    match line {
+        Some(l) => e.at(abs, l + 1),
+        None => e,
+    }
+}
+
+/// The template line (1-based) that most likely produced `rendered_line` of
+/// `rendered`. Actions become wildcards; among source lines whose literal text
+/// matches, the most specific ones win, and among those the nearest to the rendered
+/// position (templates mostly keep their line structure).
+pub fn trace_template_line(source: &str, rendered: &str, rendered_line: usize) -> Option<usize> {
+    let target = rendered.lines().nth(rendered_line.checked_sub(1)?)?;
+    let lines: Vec<&str> = source.lines().collect();
+    if lines.get(rendered_line - 1) == Some(&target) {
+        return Some(rendered_line);
+    }
+    let target = target.trim();
+    let mut best: Vec<(usize, usize)> = Vec::new(); // (literal length, line)
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(score) = glob_match(l, target) {
+            best.push((score, i + 1));
+        }
+    }
+    let top = best.iter().map(|(s, _)| *s).max()?;
+    if top == 0 && !target.is_empty() {
+        return None;
+    }
+    best.into_iter()
+        .filter(|(s, _)| *s * 2 >= top)
+        .min_by_key(|(_, l)| l.abs_diff(rendered_line))
+        .map(|(_, l)| l)
+}
+
+/// Whether a template line, with its `{{ ... }}` actions read as wildcards, can
+/// produce `text` (both compared without surrounding blanks); returns the number of
+/// literal bytes matched.
+fn glob_match(template_line: &str, text: &str) -> Option<usize> {
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut rest = template_line;
+    let mut starts_wild = false;
+    let mut ends_wild = false;
+    loop {
+        match rest.find("{{") {
+            Some(p) => {
+                if p == 0 && pieces.is_empty() {
+                    starts_wild = true;
+                }
+                pieces.push(&rest[..p]);
+                match rest[p..].find("}}") {
+                    Some(q) => {
+                        rest = &rest[p + q + 2..];
+                        if rest.trim().is_empty() {
+                            ends_wild = true;
+                            break;
+                        }
+                    }
+                    None => {
+                        ends_wild = true;
+                        break;
+                    }
+                }
+            }
+            None => {
+                pieces.push(rest);
+                break;
+            }
+        }
+    }
+    let pieces: Vec<&str> = pieces
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    if pieces.is_empty() {
+        return (starts_wild || ends_wild || text.is_empty()).then_some(0);
+    }
+    let mut pos = 0;
+    for (k, p) in pieces.iter().enumerate() {
+        let found = if k == 0 && !starts_wild {
+            text.starts_with(p).then_some(0)
+        } else {
+            text[pos..].find(p).map(|f| f + pos)
+        }?;
+        pos = found + p.len();
+    }
+    if !ends_wild && pos != text.len() {
+        let last = pieces[pieces.len() - 1];
+        if !text.ends_with(last) || text.len() - last.len() < pos - last.len() {
+            return None;
+        }
+    }
+    Some(pieces.iter().map(|p| p.len()).sum())
 }
 
 // ---- struct merges --------------------------------------------------------------------
@@ -988,6 +1125,29 @@ pub fn merge_spec_append(dst: &mut ReleaseSetSpec, src: &ReleaseSetSpec) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn template_lines_are_traced_through_actions() {
+        let source = "releases:\n{{- range .Values.xs }}\n  - name: {{ . }}\n    chart: c\n{{- end }}\n  - name: last\n    labels:\n      note: {{ .Values.note }}\n";
+        let rendered = "releases:\n  - name: a\n    chart: c\n  - name: b\n    chart: c\n  - name: last\n    labels:\n      note: x: y\n";
+        // The note line: literal `note:` then an action.
+        assert_eq!(trace_template_line(source, rendered, 8), Some(8));
+        // A line a `range` produced twice maps back to the one template line.
+        assert_eq!(trace_template_line(source, rendered, 4), Some(3));
+        // Identical text at the same position.
+        assert_eq!(trace_template_line(source, rendered, 1), Some(1));
+        assert_eq!(trace_template_line(source, rendered, 99), None);
+    }
+
+    #[test]
+    fn glob_lines() {
+        assert_eq!(glob_match("  a: {{ .x }}", "a: 1"), Some(2));
+        assert_eq!(glob_match("  a: {{ .x }} b", "a: 1 b"), Some(3));
+        assert_eq!(glob_match("  a: {{ .x }} b", "a: 1 c"), None);
+        assert_eq!(glob_match("{{ .x }}", "anything"), Some(0));
+        assert_eq!(glob_match("plain", "other"), None);
+        assert_eq!(glob_match("{{ if .x", "y"), Some(0));
+    }
 
     #[test]
     fn storage_paths() {

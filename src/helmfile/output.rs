@@ -191,18 +191,29 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
 
 /// `helm template` for one release (`TemplateReleases` + `flagsForTemplate`): the
 /// chart resolved offline, the generated values files and `--set` arguments.
+/// Pure (it only reads the stack), so the releases of a state can render in
+/// parallel.
 pub(crate) fn template_release(
     input: &StackInput,
     st: &HelmState,
     index: usize,
-    rr: &mut ReleaseRender,
-    notes: &mut Vec<String>,
-) -> Result<String> {
+    rr: &ReleaseRender,
+) -> TemplatedRelease {
     let r = &st.spec.releases[index];
-    let resolved = input
-        .chart_sources
-        .resolve(&input.render.vfs, &r.name, &r.chart, &st.cwd, &r.version)
-        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e.to_string()))?;
+    let resolved =
+        match input
+            .chart_sources
+            .resolve(&input.render.vfs, &r.name, &r.chart, &st.cwd, &r.version)
+        {
+            Ok(x) => x,
+            Err(e) => {
+                return TemplatedRelease {
+                    stdout: Err(HelmfileError::new(ErrorKind::Chart, e.to_string()).at_release(r)),
+                    chart_source: None,
+                    note: None,
+                }
+            }
+        };
     let note = resolved.stamped_version.as_ref().map(|v| {
         format!(
             "release {:?}: chart {:?} from {} renders with version {v} (the source has {})",
@@ -230,7 +241,6 @@ pub(crate) fn template_release(
             SetArg::SetFile(x) => set_file.push(x.clone()),
         }
     }
-    rr.chart_source = Some(resolved.clone());
     let api_versions = if r.api_versions.is_empty() {
         st.spec.api_versions.clone()
     } else {
@@ -256,11 +266,22 @@ pub(crate) fn template_release(
         vfs: input.render.vfs.clone(),
         seed: input.render.seed,
     };
-    if let Some(n) = note {
-        notes.push(n);
+    let stdout = seams::render_chart(&call)
+        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone()));
+    TemplatedRelease {
+        stdout,
+        chart_source: Some(resolved),
+        note,
     }
-    seams::render_chart(&call)
-        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone()))
+}
+
+/// What `helm template` gave for one release.
+pub(crate) struct TemplatedRelease {
+    pub stdout: Result<String>,
+    /// Where the chart came from (known once it resolved).
+    pub chart_source: Option<super::charts::ResolvedChart>,
+    /// The verbose note about a stamped version.
+    pub note: Option<String>,
 }
 
 #[cfg(test)]

@@ -128,6 +128,9 @@ pub fn merge_release(dst: &mut ReleaseSpec, src: &ReleaseSpec) {
     if src.line != 0 {
         dst.line = src.line;
     }
+    if src.origin.is_some() {
+        dst.origin = src.origin.clone();
+    }
 }
 
 /// `releaseWithInheritedTemplate`.

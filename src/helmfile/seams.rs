@@ -5,7 +5,10 @@
 
 use std::path::PathBuf;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
 
 use super::ynode::YNode;
 use crate::funcs::codec::yaml;
@@ -45,11 +48,61 @@ pub struct TemplateFailure {
 /// Executes a template call with the crate's Go template engine: Go's
 /// `template.New(name)`, each helper parsed into it, then the text, then `Execute`.
 pub fn execute_template(call: &TemplateCall<'_>) -> Result<String, TemplateFailure> {
+    let set = parsed_set(call)?;
+    let mut out = String::new();
+    match set.execute_into(call.name, call.data, call.host, &mut out) {
+        Ok(()) => Ok(out),
+        Err(e) => Err(TemplateFailure {
+            partial: Some(out),
+            error: Box::new(e),
+        }),
+    }
+}
+
+/// What a parsed template set depends on: everything parsing reads.
+#[derive(PartialEq, Eq, Hash)]
+struct ParseKey {
+    name: String,
+    registry: usize,
+    missing_error: bool,
+    helpers: Vec<(String, String)>,
+    text: String,
+}
+
+/// Parsed template sets, reused across calls: a stack renders the same values
+/// template once per release that lists it (NVCF renders a 1,300-line
+/// `global.yaml.gotmpl` for most releases), and parsing is pure. Execution only
+/// reads a set, so a cached one behaves exactly like a fresh parse.
+type ParseCache = HashMap<ParseKey, (Arc<Registry>, crate::template::TemplateSet)>;
+
+fn parse_cache() -> &'static Mutex<ParseCache> {
+    static CACHE: OnceLock<Mutex<ParseCache>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Bound on cached sets (the cache is cleared when full).
+const PARSE_CACHE_MAX: usize = 512;
+
+fn parsed_set(call: &TemplateCall<'_>) -> Result<crate::template::TemplateSet, TemplateFailure> {
     use crate::template::{LanguageLevel, Options, TemplateSet};
     let missing = match call.missing_key {
         MissingKey::Zero => crate::template::MissingKey::Zero,
         MissingKey::Error => crate::template::MissingKey::Error,
     };
+    let key = ParseKey {
+        name: call.name.to_string(),
+        registry: Arc::as_ptr(call.registry) as usize,
+        missing_error: matches!(call.missing_key, MissingKey::Error),
+        helpers: call.helpers.to_vec(),
+        text: call.text.to_string(),
+    };
+    if let Some((reg, set)) = parse_cache().lock().get(&key) {
+        // The cached entry keeps its registry alive, so an equal address is the
+        // same registry.
+        if Arc::ptr_eq(reg, call.registry) {
+            return Ok(set.clone());
+        }
+    }
     let mut set = TemplateSet::new(
         call.name,
         call.registry.clone(),
@@ -71,14 +124,12 @@ pub fn execute_template(call: &TemplateCall<'_>) -> Result<String, TemplateFailu
             error: Box::new(e),
         });
     }
-    let mut out = String::new();
-    match set.execute_into(call.name, call.data, call.host, &mut out) {
-        Ok(()) => Ok(out),
-        Err(e) => Err(TemplateFailure {
-            partial: Some(out),
-            error: Box::new(e),
-        }),
+    let mut cache = parse_cache().lock();
+    if cache.len() >= PARSE_CACHE_MAX {
+        cache.clear();
     }
+    cache.insert(key, (call.registry.clone(), set.clone()));
+    Ok(set)
 }
 
 /// A YAML problem, with yaml.v2's message text.

@@ -117,6 +117,9 @@ pub struct ReleaseSpec {
     pub delete_timeout: Option<i64>,
     /// Line of the release in its rendered document (0 when unknown).
     pub line: usize,
+    /// The state file the entry is written in and its line there (the template
+    /// line for `.gotmpl` states), for located errors.
+    pub origin: Option<(std::path::PathBuf, usize)>,
 }
 
 impl ReleaseSpec {

@@ -1,0 +1,158 @@
+//! Bad Helmfile input gives a located error, never a panic: every error case of
+//! `charts-under-test/helmfile/stack-errors/` (whose messages `helmfile_stacks.rs`
+//! compares with the real helmfile) plus the offline-only ones (a chart no source
+//! maps) must say where the problem is, `file:line`, and for YAML errors in a
+//! rendered `.gotmpl` show the rendered line next to the template line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use stackproof::cli::helmfile::{input_from_args, HelmfileArgs};
+use stackproof::helmfile::render_stack;
+
+#[derive(Parser)]
+#[command(name = "helmfile")]
+struct Wrapper {
+    #[command(flatten)]
+    args: HelmfileArgs,
+}
+
+fn stack_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test/helmfile/stack-errors")
+}
+
+/// Runs `helmfile <args>` in the error stack; returns the exit code and what the
+/// command prints on failure (helmfile's message, then our location lines).
+fn run(args: &str) -> (i32, String) {
+    let mut argv = vec!["helmfile".to_string()];
+    argv.extend(args.split_whitespace().map(String::from));
+    let parsed = Wrapper::try_parse_from(&argv).unwrap_or_else(|e| panic!("{args}: {e}"));
+    let input = input_from_args(&parsed.args, &stack_dir(), BTreeMap::new())
+        .unwrap_or_else(|e| panic!("{args}: {e}"));
+    let out = render_stack(&input);
+    let text = match &out.error {
+        Some(e) => {
+            let mut lines = vec![e.message.clone()];
+            lines.extend(e.detail_lines(&stack_dir()));
+            lines.join("\n")
+        }
+        None => String::new(),
+    };
+    (out.exit_code, text)
+}
+
+/// Each bad input of the issue, with the location we must report.
+const CASES: &[(&str, &str, &str)] = &[
+    (
+        "missing environment values file",
+        "-f missing-env-file.yaml template",
+        "  --> missing-env-file.yaml:4",
+    ),
+    (
+        "missing release values file",
+        "-f missing-values-file.yaml template",
+        "  --> missing-values-file.yaml:2",
+    ),
+    (
+        "failing fail in a state",
+        "-f fail.yaml.gotmpl template",
+        "  --> fail.yaml.gotmpl:7",
+    ),
+    (
+        "failing required in a state",
+        "-f required.yaml.gotmpl template",
+        "  --> required.yaml.gotmpl:10",
+    ),
+    (
+        "missing key in a state template",
+        "-f missing-key.yaml.gotmpl template",
+        "  --> missing-key.yaml.gotmpl:5",
+    ),
+    (
+        "release pointing at an unmapped chart",
+        "-f unmapped-chart.yaml template",
+        "  --> unmapped-chart.yaml:5",
+    ),
+    (
+        "needs edge to a missing release",
+        "-f needs-missing.yaml template",
+        "  --> needs-missing.yaml:2",
+    ),
+    (
+        "cycle in needs",
+        "-f needs-cycle.yaml template",
+        "  --> needs-cycle.yaml:2",
+    ),
+    (
+        "bad condition",
+        "-f bad-condition.yaml template",
+        "  --> bad-condition.yaml:2",
+    ),
+    (
+        "YAML error in a rendered .gotmpl",
+        "-f yaml-error.yaml.gotmpl template",
+        "  --> yaml-error.yaml.gotmpl:5",
+    ),
+    (
+        "YAML error in a later part of a .gotmpl",
+        "-f yaml-error-part.yaml.gotmpl template",
+        "  --> yaml-error-part.yaml.gotmpl:14",
+    ),
+    (
+        "unknown field",
+        "-f unknown-field.yaml template",
+        "  --> unknown-field.yaml:4",
+    ),
+    (
+        "duplicate key",
+        "-f dup-key.yaml template",
+        "  --> dup-key.yaml:6",
+    ),
+];
+
+#[test]
+fn every_bad_input_is_a_located_error() {
+    let mut failures = Vec::new();
+    for (what, args, location) in CASES {
+        let (code, text) = run(args);
+        if code == 0 {
+            failures.push(format!("{what}: exit code 0"));
+        } else if !text.lines().any(|l| l == *location) {
+            failures.push(format!("{what}: want {location:?} in\n{text}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn yaml_error_shows_rendered_and_template_line() {
+    let (code, text) = run("-f yaml-error-part.yaml.gotmpl template");
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(text, @r###"
+    in ./yaml-error-part.yaml.gotmpl: failed to read yaml-error-part.yaml.gotmpl: reading document at index 1: yaml: line 9: mapping values are not allowed in this context
+      --> yaml-error-part.yaml.gotmpl:14
+       | rendered yaml-error-part.yaml.gotmpl.part.1 line 9:       note: x: y
+       | template line 14:       note: {{ "x: y" }}
+    "###);
+}
+
+#[test]
+fn unmapped_chart_names_the_release_and_the_remedy() {
+    let (code, text) = run("-f unmapped-chart.yaml template");
+    assert_eq!(code, 1);
+    insta::assert_snapshot!(text, @r###"
+    in ./unmapped-chart.yaml: chart "nosuch/foo" (release "remote") is not available offline: no chart source maps it and no Chart.yaml named "foo" was found under the chart source directories (none given: pass --chart-source DIR)
+      --> unmapped-chart.yaml:5
+    "###);
+}
+
+#[test]
+fn undefined_environment_is_reported() {
+    let (code, text) = run("-f undefined-env.yaml -e prod template");
+    assert_eq!(code, 3);
+    assert_eq!(
+        text,
+        "err: no releases found that matches specified selector() and environment(prod), in any helmfile"
+    );
+}
