@@ -86,7 +86,6 @@ fn set_with(opts: Options) -> TemplateSet {
     TemplateSet::new("root", Arc::new(r), opts)
 }
 
-#[allow(clippy::result_large_err)]
 fn run(text: &str, data: &Value) -> Result<String, stackproof::template::Error> {
     let mut s = set_with(Options::default());
     s.parse("t", text)?;

@@ -13,11 +13,13 @@ use super::coalesce::{coalesce_chart, Warnings};
 use super::error::{ChartError, Phase};
 use super::errors;
 use super::loader::Chart;
+use super::locate;
 use super::manifest::{self, CrdFile, PrintOptions, Sorted};
 use super::objects::{chart_object, release_map, Files};
+use super::provenance::{KeyOrigin, TracedOutput};
 use super::schema;
 use super::tree::{process_dependencies, Node};
-use super::values::ValueOptions;
+use super::values::{ValueOptions, ValuesSource};
 use super::yamlio;
 use super::HelmVersion;
 use crate::funcs::semver::is_compatible_range;
@@ -94,8 +96,12 @@ pub struct Document {
     pub hook: Option<Vec<String>>,
     /// Position of the document within its template's output.
     pub index_in_file: usize,
-    /// Top-level keys and the 1-based template line that most likely wrote each.
+    /// Top-level keys and the 1-based line of this document's template that wrote
+    /// each (the `{{template}}` call when a define elsewhere wrote it), from the
+    /// execution trace.
     pub key_lines: Vec<(String, usize)>,
+    /// Top-level keys and the exact node that wrote each (any file).
+    pub key_origins: Vec<KeyOrigin>,
     body: OnceLock<Result<Value, String>>,
 }
 
@@ -327,23 +333,50 @@ fn template_set(
     Ok(set)
 }
 
-/// Guesses which template line wrote each top-level key of a document: the first
-/// line of the template that starts with `key:` at column 0.
-fn key_lines(content: &str, template: &str) -> Vec<(String, usize)> {
-    let mut out = Vec::new();
-    for line in content.lines() {
-        if line.starts_with([' ', '\t', '#', '-']) || line.is_empty() {
-            continue;
+type Origins = (Vec<KeyOrigin>, Vec<(String, usize)>);
+
+/// For Helm's `YAML parse error on FILE: ...`: the template position that wrote the
+/// spot where the first unparsable document of FILE goes wrong.
+fn yaml_error_origin(
+    helm: HelmVersion,
+    message: &str,
+    traces: &HashMap<String, TracedOutput>,
+) -> Option<(SourceFile, crate::source::Span)> {
+    let rest = message.strip_prefix("YAML parse error on ")?;
+    let (file, _) = rest.split_once(": ")?;
+    let trace = traces.get(file)?;
+    let docs = manifest::split_manifests(helm, &trace.text);
+    let texts: Vec<&str> = docs.iter().map(String::as_str).collect();
+    for (doc, at) in texts.iter().zip(trace.find_documents(&texts)) {
+        if let Err(e) = yamlio::decode_helm_spanned(doc) {
+            let off = e.map_or(0, |s| s.start as usize);
+            return trace.source_at(at? + off);
         }
-        let Some((key, _)) = line.split_once(':') else {
+    }
+    None
+}
+
+/// Key origins of every output document (manifests, then hooks), found by locating
+/// each document in its file's traced output: the documents of one file appear in
+/// it in `index_in_file` order.
+fn document_origins(sorted: &Sorted, traces: &HashMap<String, TracedOutput>) -> Vec<Origins> {
+    let all: Vec<&manifest::Manifest> =
+        sorted.manifests.iter().chain(sorted.hooks.iter()).collect();
+    let mut by_file: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, m) in all.iter().enumerate() {
+        by_file.entry(m.path.as_str()).or_default().push(i);
+    }
+    let mut out: Vec<Origins> = vec![(Vec::new(), Vec::new()); all.len()];
+    for (file, mut idx) in by_file {
+        let Some(trace) = traces.get(file) else {
             continue;
         };
-        if out.iter().any(|(k, _): &(String, usize)| k == key) {
-            continue;
-        }
-        let needle = format!("{key}:");
-        if let Some(n) = template.lines().position(|l| l.starts_with(&needle)) {
-            out.push((key.to_string(), n + 1));
+        idx.sort_by_key(|&i| all[i].index_in_file);
+        let texts: Vec<&str> = idx.iter().map(|&i| all[i].content.as_str()).collect();
+        for (&i, at) in idx.iter().zip(trace.find_documents(&texts)) {
+            if let Some(at) = at {
+                out[i] = trace.key_origins(file, &all[i].content, at);
+            }
         }
     }
     out
@@ -351,28 +384,44 @@ fn key_lines(content: &str, template: &str) -> Vec<(String, usize)> {
 
 /// Renders a loaded chart like `helm template`.
 pub fn render(chart: &Arc<Chart>, opts: &RenderOptions, vfs: &Vfs) -> Result<Rendered, ChartError> {
-    let user = opts
-        .values
-        .merge(vfs, opts.helm)
-        .map_err(|e| ChartError::new(Phase::Values, e))?;
+    let user = opts.values.merge(vfs, opts.helm).map_err(|e| {
+        let mut err = ChartError::new(Phase::Values, e);
+        locate::values_error(vfs, &mut err);
+        err
+    })?;
     render_with_values(chart, opts, user, vfs)
 }
 
 /// Loads the chart at `path` and renders it; errors in Helm's order (values before
 /// the chart).
 pub fn render_path(path: &Path, opts: &RenderOptions, vfs: &Vfs) -> Result<Rendered, ChartError> {
-    let user = opts
-        .values
-        .merge(vfs, opts.helm)
-        .map_err(|e| ChartError::new(Phase::Values, e))?;
-    let chart = Chart::load(path, vfs).map_err(|e| version_load_error(opts.helm, e))?;
+    let user = opts.values.merge(vfs, opts.helm).map_err(|e| {
+        let mut err = ChartError::new(Phase::Values, e);
+        locate::values_error(vfs, &mut err);
+        err
+    })?;
+    let chart = Chart::load(path, vfs).map_err(|e| {
+        let mut err = version_load_error(opts.helm, e);
+        locate::load_error(path, vfs, &mut err);
+        err
+    })?;
     render_with_values(&chart, opts, user, vfs)
 }
 
 /// Helm 4 decodes `Chart.yaml` through a path that loses the struct name in Go's
-/// type errors (`Go struct field .version`); the loader words them like Helm 3.
+/// type errors (`Go struct field .version`) and names the document step of
+/// `values.yaml` errors; the loader words them like Helm 3.
 fn version_load_error(helm: HelmVersion, mut e: ChartError) -> ChartError {
     if helm == HelmVersion::V4 {
+        // Helm 4 reads values.yaml document by document and names that step.
+        const VALUES: &str = "cannot load values.yaml: ";
+        const STEP: &str = "cannot unmarshal yaml document: ";
+        if let Some(i) = e.message.find(VALUES) {
+            let at = i + VALUES.len();
+            if !e.message[at..].starts_with(STEP) {
+                e.message.insert_str(at, STEP);
+            }
+        }
         for s in ["Metadata.", "Dependency.", "Maintainer."] {
             e.message = e.message.replace(
                 &format!("into Go struct field {s}"),
@@ -381,6 +430,40 @@ fn version_load_error(helm: HelmVersion, mut e: ChartError) -> ChartError {
         }
     }
     e
+}
+
+/// The files that may have set a value, most decisive first: user values files
+/// (the last one wins), then each chart's `values.yaml` from the root down, with the
+/// subchart keys its content sits under.
+fn values_candidates(
+    opts: &RenderOptions,
+    root: &Node,
+    vfs: &Vfs,
+) -> Vec<(SourceFile, Vec<String>)> {
+    let mut out = Vec::new();
+    for src in opts.values.files.iter().rev() {
+        let file = match src {
+            ValuesSource::File(p) => locate::values_source(vfs, p),
+            ValuesSource::Text { name, text } => {
+                Some(SourceFile::new(name.as_str(), text.as_str()))
+            }
+            ValuesSource::Map { .. } => None,
+        };
+        out.extend(file.map(|f| (f, Vec::new())));
+    }
+    fn charts(node: &Node, under: Vec<String>, out: &mut Vec<(SourceFile, Vec<String>)>) {
+        if let Some(f) = &node.chart.values_file {
+            let name = node.chart.origin.join(&f.name).display().to_string();
+            out.push((SourceFile::new(name, f.text()), under.clone()));
+        }
+        for d in &node.deps {
+            let mut u = under.clone();
+            u.push(d.name.clone());
+            charts(d, u, out);
+        }
+    }
+    charts(root, Vec::new(), &mut out);
+    out
 }
 
 /// Renders with already merged user values.
@@ -416,13 +499,15 @@ pub fn render_with_values(
                 HelmVersion::V3 => "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies",
                 HelmVersion::V4 => "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies",
             };
-            return Err(ChartError::new(
+            let mut err = ChartError::new(
                 Phase::Prepare,
                 format!(
                     "{lead}: found in Chart.yaml, but missing in charts/ directory: {}",
                     missing.join(", ")
                 ),
-            ));
+            );
+            err.location = locate::missing_dependency(&chart.origin, vfs, missing[0]);
+            return Err(err);
         }
     }
     let mut w = Warnings::default();
@@ -440,13 +525,15 @@ pub fn render_with_values(
     let values = coalesce_chart(helm, &root, &user, false, &mut w)
         .map_err(|e| ChartError::new(Phase::Prepare, e))?;
     if !opts.skip_schema_validation {
-        if let Err(e) = schema::validate_tree(helm, &root, &values) {
-            return Err(ChartError::new(
+        if let Err((e, path)) = schema::validate_tree_at(helm, &root, &values) {
+            let mut err = ChartError::new(
                 Phase::Prepare,
                 format!(
                     "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
                 ),
-            ));
+            );
+            err.location = locate::schema_violation(&values_candidates(opts, &root, vfs), &path);
+            return Err(err);
         }
     }
     let values = values.retyped(values_type(helm));
@@ -480,6 +567,7 @@ pub fn render_with_values(
     let mut host = Host::new(opts.seed);
     host.vfs = vfs.clone();
     let mut rendered: Vec<(String, String)> = Vec::new();
+    let mut traces: HashMap<String, TracedOutput> = HashMap::new();
     for t in &tpls {
         let base = t.name.rsplit('/').next().unwrap_or(&t.name);
         if base.starts_with('_') {
@@ -489,8 +577,12 @@ pub fn render_with_values(
         tmpl.insert("Name", Value::str(t.name.as_str()));
         tmpl.insert("BasePath", Value::str(t.base_path.as_str()));
         t.dot.insert("Template", Value::Map(tmpl));
-        match set.execute(&t.name, &Value::Map(t.dot.clone()), &host) {
-            Ok(out) => rendered.push((t.name.clone(), out.replace("<no value>", ""))),
+        match set.execute_traced(&t.name, &Value::Map(t.dot.clone()), &host) {
+            Ok((out, emits)) => {
+                let traced = TracedOutput::new(out, emits);
+                rendered.push((t.name.clone(), traced.text.clone()));
+                traces.insert(t.name.clone(), traced);
+            }
             Err(e) => {
                 let mut err = ChartError::render(errors::exec_error(helm, &t.name, &e));
                 let inner = e.innermost();
@@ -509,28 +601,28 @@ pub fn render_with_values(
         .map(|(_, v)| v.clone());
     rendered.retain(|(k, _)| !k.ends_with("NOTES.txt"));
 
-    let sorted = manifest::sort_manifests(helm, &rendered).map_err(ChartError::render)?;
+    let sorted = manifest::sort_manifests(helm, &rendered).map_err(|e| {
+        let mut err = ChartError::render(e);
+        err.location = yaml_error_origin(helm, &err.message, &traces);
+        err
+    })?;
     warnings.extend(sorted.logs.iter().cloned());
     let mut crds = Vec::new();
     crd_objects(&root, &root.name, &mut crds);
 
-    let sources: HashMap<&str, &str> = tpls
-        .iter()
-        .map(|t| (t.name.as_str(), t.source.text()))
-        .collect();
+    let origins = document_origins(&sorted, &traces);
     let documents = sorted
         .manifests
         .iter()
         .chain(sorted.hooks.iter())
-        .map(|m| Document {
+        .zip(origins)
+        .map(|(m, (key_origins, key_lines))| Document {
             source: m.path.clone(),
             kind: m.head.kind.clone(),
             api_version: m.head.api_version.clone(),
             name: m.head.name.clone(),
-            key_lines: key_lines(
-                &m.content,
-                sources.get(m.path.as_str()).copied().unwrap_or(""),
-            ),
+            key_lines,
+            key_origins,
             content: m.content.clone(),
             hook: m.hook_events.clone(),
             index_in_file: m.index_in_file,

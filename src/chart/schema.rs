@@ -405,7 +405,12 @@ fn format_v4(f: &Failure) -> String {
         format!("/{}", f.path.join("/"))
     };
     let msg = match &f.kind {
-        Fail::Type { want, got } => format!("got {got}, want {}", want.join(" or ")),
+        // santhosh-tekuri types every JSON number as `number` (gojsonschema says
+        // `integer` for integral ones); `integer` only appears as a wanted type.
+        Fail::Type { want, got } => {
+            let got = if *got == "integer" { "number" } else { got };
+            format!("got {got}, want {}", want.join(" or "))
+        }
         Fail::Required(p) => format!("missing property '{p}'"),
         Fail::Enum(e) => format!("value must be one of {}", quote_list(e)),
         Fail::Const(c) => format!("value must be {c}"),
@@ -428,7 +433,16 @@ fn format_v4(f: &Failure) -> String {
 /// Validates one values map against one schema document; the error text is what
 /// Helm prints under the chart's name.
 pub fn validate_one(helm: HelmVersion, values: &Map, schema: &[u8]) -> Result<(), String> {
-    let schema: J = serde_json::from_slice(schema).map_err(|e| e.to_string())?;
+    validate_one_at(helm, values, schema).map_err(|(text, _)| text)
+}
+
+/// [`validate_one`], also giving the path of the first failing value.
+fn validate_one_at(
+    helm: HelmVersion,
+    values: &Map,
+    schema: &[u8],
+) -> Result<(), (String, Vec<String>)> {
+    let schema: J = serde_json::from_slice(schema).map_err(|e| (e.to_string(), Vec::new()))?;
     let doc = to_json(&Value::Map(values.clone()));
     let mut v = Validator {
         root: &schema,
@@ -437,9 +451,9 @@ pub fn validate_one(helm: HelmVersion, values: &Map, schema: &[u8]) -> Result<()
         regexes: Default::default(),
     };
     v.validate(&schema, &doc, &[]);
-    if v.out.is_empty() {
+    let Some(first) = v.out.first() else {
         return Ok(());
-    }
+    };
     let lines: String = v
         .out
         .iter()
@@ -448,15 +462,28 @@ pub fn validate_one(helm: HelmVersion, values: &Map, schema: &[u8]) -> Result<()
             HelmVersion::V4 => format_v4(f),
         })
         .collect();
-    Err(lines)
+    Err((lines, first.path.clone()))
 }
 
 /// `ValidateAgainstSchema` over the render tree.
 pub fn validate_tree(helm: HelmVersion, node: &Node, values: &Map) -> Result<(), String> {
+    validate_tree_at(helm, node, values).map_err(|(text, _)| text)
+}
+
+/// [`validate_tree`], also giving the values path (from the root chart's values,
+/// through subchart keys) of the first failing value, for pointing at the file that
+/// set it.
+pub fn validate_tree_at(
+    helm: HelmVersion,
+    node: &Node,
+    values: &Map,
+) -> Result<(), (String, Vec<String>)> {
     let mut sb = String::new();
+    let mut first: Option<Vec<String>> = None;
     if let Some(s) = &node.chart.schema {
-        if let Err(e) = validate_one(helm, values, s) {
+        if let Err((e, path)) = validate_one_at(helm, values, s) {
             sb.push_str(&format!("{}:\n{e}", node.name));
+            first.get_or_insert(path);
         }
     }
     for sub in &node.deps {
@@ -464,14 +491,19 @@ pub fn validate_tree(helm: HelmVersion, node: &Node, values: &Map) -> Result<(),
             Some(Value::Map(m)) => m,
             _ => continue,
         };
-        if let Err(e) = validate_tree(helm, sub, &sv) {
+        if let Err((e, path)) = validate_tree_at(helm, sub, &sv) {
             sb.push_str(&e);
+            first.get_or_insert_with(|| {
+                let mut p = vec![sub.name.clone()];
+                p.extend(path);
+                p
+            });
         }
     }
     if sb.is_empty() {
         Ok(())
     } else {
-        Err(sb)
+        Err((sb, first.unwrap_or_default()))
     }
 }
 

@@ -20,6 +20,16 @@ pub fn decode_helm(text: &str) -> Result<Value, String> {
     decode(text, &opts).map_err(|e| e.message)
 }
 
+/// [`decode_helm`]'s failure as the position it concerns (when known), for pointing
+/// diagnostics at it.
+pub fn decode_helm_spanned(text: &str) -> Result<Value, Option<crate::source::Span>> {
+    let opts = DecodeOptions {
+        mode: Mode::Helm(HelmTarget::Any),
+        strict: false,
+    };
+    decode(text, &opts).map_err(|e| e.span)
+}
+
 /// Decodes a YAML document keeping yaml.v2's scalar types (`int` stays `int`), with
 /// map keys converted to strings as `sigs.k8s.io/yaml` does. Used for chart files
 /// that are decoded into Go structs (`Chart.yaml`), where the original scalar type

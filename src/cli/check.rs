@@ -28,7 +28,8 @@ pub struct CheckArgs {
     /// the nearest directory above it).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Resolve every path in the configuration relative to DIR.
+    /// Resolve the paths in the configuration relative to DIR (rule files are looked up
+    /// next to the configuration first), to check a tree kept elsewhere.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Only check rules with this id (glob; repeatable).

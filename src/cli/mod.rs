@@ -8,6 +8,7 @@ pub mod template;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod diff;
 pub mod helmfile;
 pub mod rules_cmd;
 pub mod schema;
@@ -26,6 +27,9 @@ pub enum Command {
     Version,
     /// Render every cell of every target and check the rules on it.
     Check(check::CheckArgs),
+    /// Show what a change does to rendered output: releases, values and manifests of
+    /// every cell, against a git revision or another directory.
+    Diff(diff::DiffArgs),
     /// Print or write the JSON Schemas of the configuration and of rule files.
     Schema(schema::SchemaArgs),
     /// Explain the assertion kinds rules can use.
@@ -54,6 +58,7 @@ pub fn main() -> i32 {
             0
         }
         Command::Check(args) => check::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Schema(args) => schema::run(&args),
         Command::Rules(args) => rules_cmd::run(&args),
         Command::Render(args) => render::run(&args),

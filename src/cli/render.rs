@@ -53,7 +53,6 @@ fn fail_input(msg: String) -> i32 {
 }
 
 /// Runs `stackproof render`; returns the exit code.
-#[allow(clippy::result_large_err)]
 pub fn run(args: &RenderArgs) -> i32 {
     let Some(missing) = MissingKey::parse(&args.missingkey) else {
         return fail_input(format!("unknown --missingkey value {:?}", args.missingkey));

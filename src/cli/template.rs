@@ -1,5 +1,10 @@
 //! `stackproof template [NAME] CHART`: `helm template` natively, with Helm's flag
-//! names, stdout bytes and error texts (exit 1 on failures, like Helm).
+//! names, stdout bytes and error texts.
+//!
+//! Failures exit with 2 (stackproof's code for bad input; Helm uses 1), print
+//! nothing on stdout, and print Helm's exact error text followed, when Helm's text
+//! does not already name the place, by one `  --> FILE:LINE:COL` line pointing at
+//! it (with `--pretty-errors` or a terminal, also the source line).
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -131,6 +136,18 @@ fn locate(chart: &Path, vfs: &Vfs) -> Result<(), ChartError> {
     )))
 }
 
+/// The line stackproof adds under Helm's error text: where the failure is, when
+/// Helm's own text does not say it.
+pub fn location_note(err: &ChartError) -> Option<String> {
+    let (src, span) = err.location.as_ref()?;
+    let (line, col) = src.line_col(span.start as usize);
+    let place = format!("{}:{line}", src.name());
+    if err.message.contains(&format!("{place}:")) || err.message.contains(&format!("{place})")) {
+        return None;
+    }
+    Some(format!("  --> {place}:{col}\n"))
+}
+
 fn report(err: &ChartError, pretty: bool) {
     let mut stderr = std::io::stderr();
     let _ = stderr.write_all(err.helm_stderr().as_bytes());
@@ -145,8 +162,13 @@ fn report(err: &ChartError, pretty: bool) {
                 " ".repeat(col.saturating_sub(1))
             );
         }
+    } else if let Some(note) = location_note(err) {
+        let _ = stderr.write_all(note.as_bytes());
     }
 }
+
+/// Exit code for a failed render.
+const FAILED: i32 = 2;
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &TemplateArgs) -> i32 {
@@ -164,7 +186,7 @@ pub fn run(args: &TemplateArgs) -> i32 {
         Ok(r) => r,
         Err(e) => {
             report(&e, pretty);
-            return 1;
+            return FAILED;
         }
     };
     for w in &rendered.warnings {
@@ -184,7 +206,7 @@ pub fn run(args: &TemplateArgs) -> i32 {
         }
         Err(e) => {
             report(&e, pretty);
-            1
+            FAILED
         }
     }
 }

@@ -483,7 +483,7 @@ fn tpl_with(ctx: &mut CallCtx<'_>, args: &[Value], pre_render: bool) -> FuncResu
     let text = str_arg(args, 0);
     crate::helmfile::tmpl::render_for_tpl(ctx.host, pre_render, &text, &arg(args, 1))
         .map(Value::str)
-        .map_err(|f| FuncError::call(f.error.message))
+        .map_err(|f| FuncError::call(f.error.message.clone()))
 }
 
 fn tpl(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {

@@ -77,31 +77,37 @@ pub struct Version {
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
 
-struct Grammar {
-    version: GoRegex,
-    constraint: GoRegex,
-    range: GoRegex,
-    find: GoRegex,
-    valid: GoRegex,
+/// One grammar regex, compiled on first use: a chart load parses versions only, so
+/// it should not pay for compiling the (much larger) constraint grammar.
+struct LazyRegex {
+    cell: OnceLock<Option<GoRegex>>,
+    pattern: fn() -> String,
 }
 
-fn grammar() -> Option<&'static Grammar> {
-    static G: OnceLock<Option<Grammar>> = OnceLock::new();
-    G.get_or_init(|| {
-        let v = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
-        Some(Grammar {
-            version: GoRegex::compile(&format!("^{v}$")).ok()?,
-            constraint: GoRegex::compile(&format!(r"^\s*({OPS})\s*({CV})\s*$")).ok()?,
-            range: GoRegex::compile(&format!(r"\s*({CV})\s+-\s+({CV})\s*")).ok()?,
-            find: GoRegex::compile(&format!(r"({OPS})\s*({CV})")).ok()?,
-            valid: GoRegex::compile(&format!(
-                r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"
-            ))
-            .ok()?,
-        })
-    })
-    .as_ref()
+impl LazyRegex {
+    const fn new(pattern: fn() -> String) -> LazyRegex {
+        LazyRegex {
+            cell: OnceLock::new(),
+            pattern,
+        }
+    }
+
+    fn get(&self) -> Result<&GoRegex, String> {
+        self.cell
+            .get_or_init(|| GoRegex::compile(&(self.pattern)()).ok())
+            .as_ref()
+            .ok_or_else(internal)
+    }
 }
+
+const V: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+
+static VERSION: LazyRegex = LazyRegex::new(|| format!("^{V}$"));
+static CONSTRAINT: LazyRegex = LazyRegex::new(|| format!(r"^\s*({OPS})\s*({CV})\s*$"));
+static RANGE: LazyRegex = LazyRegex::new(|| format!(r"\s*({CV})\s+-\s+({CV})\s*"));
+static FIND: LazyRegex = LazyRegex::new(|| format!(r"({OPS})\s*({CV})"));
+static VALID: LazyRegex =
+    LazyRegex::new(|| format!(r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"));
 
 fn internal() -> String {
     "internal error: semver grammar failed to compile".to_string()
@@ -120,9 +126,8 @@ fn parse_segment(digits: &str, lib: Lib) -> Result<u64, String> {
 impl Version {
     /// semver.NewVersion.
     pub fn parse(v: &str, lib: Lib) -> Result<Version, String> {
-        let g = grammar().ok_or_else(internal)?;
-        let m = g
-            .version
+        let m = VERSION
+            .get()?
             .captures(v)
             .ok_or_else(|| lib.msg("Invalid Semantic Version"))?;
         let major = parse_segment(m[1], lib)?;
@@ -287,9 +292,8 @@ fn is_x(s: &str) -> bool {
 }
 
 fn parse_constraint(c: &str, lib: Lib) -> Result<Constraint, String> {
-    let g = grammar().ok_or_else(internal)?;
-    let m = g
-        .constraint
+    let m = CONSTRAINT
+        .get()?
         .captures(c)
         .ok_or_else(|| format!("improper constraint: {}", lib.show(c)))?;
     let op = match m[1] {
@@ -331,9 +335,8 @@ fn parse_constraint(c: &str, lib: Lib) -> Result<Constraint, String> {
 
 /// Masterminds `rewriteRange`: `a - b` becomes `>= a, <= b `.
 fn rewrite_range(s: &str) -> Result<String, String> {
-    let g = grammar().ok_or_else(internal)?;
     let mut out = s.to_string();
-    for m in g.range.captures_all(s, -1) {
+    for m in RANGE.get()?.captures_all(s, -1) {
         let t = format!(">= {}, <= {} ", m[1], m[11]);
         out = out.replacen(m[0], &t, 1);
     }
@@ -343,15 +346,15 @@ fn rewrite_range(s: &str) -> Result<String, String> {
 impl Constraints {
     /// semver.NewConstraint.
     pub fn parse(c: &str, lib: Lib) -> Result<Constraints, String> {
-        let g = grammar().ok_or_else(internal)?;
         let c = rewrite_range(c)?;
+        let (valid, find) = (VALID.get()?, FIND.get()?);
         let mut groups = Vec::new();
         for part in c.split("||") {
-            if !g.valid.is_match(part) {
+            if !valid.is_match(part) {
                 // "lower-case c" in both versions; only the quoting changed.
                 return Err(format!("improper constraint: {}", lib.show(part)));
             }
-            let mut found = g.find.find_all(part, -1);
+            let mut found = find.find_all(part, -1);
             if found.is_empty() {
                 found.push(part);
             }

@@ -182,6 +182,7 @@ fn render_chart(
         target: req.target.name.clone(),
         cell: req.cell.name.clone(),
         values: req.values.clone(),
+        expect: Json::Null,
         states: Ok(StatesLayer::new(vec![release])),
         values_layer: Ok(ValuesLayer {
             releases: vec![(id.clone(), Err(RenderError::new(e.clone())))],
@@ -260,6 +261,7 @@ fn render_chart(
         target: req.target.name.clone(),
         cell: req.cell.name.clone(),
         values: req.values.clone(),
+        expect: Json::Null,
         states: Ok(StatesLayer::new(vec![release])),
         values_layer: Ok(ValuesLayer {
             releases: vec![(

@@ -6,7 +6,9 @@
 //! `file:line:col`) and `schemars` derives the published JSON Schema from them.
 //!
 //! Relative paths in the file are relative to the file's own directory, or to `--root`
-//! when given, so a configuration can be kept outside the tree it checks.
+//! when given, so a configuration can be kept outside the tree it checks. Rule paths
+//! are looked up next to the configuration file first (a rule pack ships its rules
+//! beside its configuration) and under `--root` only when nothing matches there.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,7 +63,8 @@ pub struct TargetSpec {
     /// named `default`.
     #[serde(default)]
     pub matrix: Option<String>,
-    /// Rule files for this target: paths or globs (`rules/**/*.yaml`).
+    /// Rule files for this target: paths or globs (`rules/**/*.yaml`), looked up next
+    /// to this file first, then under `--root`.
     #[serde(default)]
     pub rules: Vec<String>,
     /// Values every cell of this target starts from (state values for a stack, `--set`
@@ -96,6 +99,10 @@ pub struct HelmfileTarget {
     /// file's directory, with their content (`secrets/base-secrets.yaml: "{}"`).
     #[serde(default)]
     pub overlays: BTreeMap<String, String>,
+    /// Release selectors (`--selector`, e.g. `name=api`): only matching releases are
+    /// rendered (every release still appears on the states layer).
+    #[serde(default)]
+    pub selectors: Vec<String>,
     /// Which Helm to imitate.
     #[serde(default)]
     pub helm_version: HelmVersion,
@@ -272,6 +279,14 @@ pub struct CellSpec {
     /// cannot evaluate.
     #[serde(default)]
     pub rules: Vec<String>,
+    /// Helmfile targets: release selectors (`name=api`) added to the target's.
+    #[serde(default)]
+    pub selectors: Vec<String>,
+    /// What the cell is expected to produce, for rules to compare with (`expect` in
+    /// `when`, `where` and messages). Not passed to the renderer: a cell states its
+    /// expectation once instead of every rule re-deriving it from the inputs.
+    #[serde(default)]
+    pub expect: Option<Json>,
 }
 
 /// A loaded, validated configuration with resolved paths and expanded cells.
@@ -557,7 +572,15 @@ pub fn parse(
                     _ => None,
                 })
                 .unwrap_or(tpos);
-            let found = expand_rule_pattern(root, pattern).map_err(|m| err_at(m, pos))?;
+            let mut found = match file.parent() {
+                Some(dir) if dir != root => {
+                    expand_rule_pattern(dir, pattern).map_err(|m| err_at(m, pos))?
+                }
+                _ => Vec::new(),
+            };
+            if found.is_empty() {
+                found = expand_rule_pattern(root, pattern).map_err(|m| err_at(m, pos))?;
+            }
             if found.is_empty() {
                 return Err(err_at(
                     format!("rule path `{pattern}` matches no file"),

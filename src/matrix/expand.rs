@@ -27,6 +27,10 @@ pub struct Cell {
     pub values: Option<Json>,
     /// When not empty, only rules whose id matches one of these globs are checked.
     pub rules: Vec<String>,
+    /// Helmfile release selectors (`name=api`) added to the target's for this cell.
+    pub selectors: Vec<String>,
+    /// The cell's declared expectations (`expect` in rule expressions); null when none.
+    pub expect: Json,
 }
 
 impl Cell {
@@ -276,6 +280,8 @@ pub fn expand(m: &MatrixSpec, node: Option<&YNode>, root: &Path) -> Result<Vec<C
                 .collect(),
             values: c.values.clone(),
             rules: c.rules.clone(),
+            selectors: c.selectors.clone(),
+            expect: c.expect.clone().unwrap_or(Json::Null),
         });
     }
 

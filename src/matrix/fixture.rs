@@ -176,6 +176,7 @@ impl Renderer for FixtureRenderer {
             target: req.target.name.clone(),
             cell: req.cell.name.clone(),
             values,
+            expect: Json::Null,
             states,
             values_layer,
             manifests,

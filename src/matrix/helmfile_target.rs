@@ -19,11 +19,11 @@ use serde_json::Value as Json;
 
 use super::chart_target::SetFlags;
 use super::config::{display_path, TargetKind};
-use super::convert::{decode_yaml, to_json};
+use super::convert::to_json;
 use super::expand::{deep_merge, set_path};
 use super::manifests::parse_stream;
 use super::model::{
-    LazyOrigins, Manifest, ManifestsLayer, Origins, Release, ReleaseId, ReleaseValues, RenderError,
+    LazyOrigins, Manifest, ManifestsLayer, Release, ReleaseId, ReleaseValues, RenderError,
     RenderedCell, StatesLayer, ValuesLayer, VirtualSources,
 };
 use super::render::{RenderRequest, Renderer};
@@ -116,6 +116,12 @@ impl Renderer for HelmfileRenderer {
                 ..RenderEnv::default()
             },
             chart_sources: ChartSources::new(chart_sources.clone(), chart_dirs.clone()),
+            selectors: spec
+                .selectors
+                .iter()
+                .chain(&req.cell.selectors)
+                .cloned()
+                .collect(),
             command: Command::Template {
                 render_manifests: true,
             },
@@ -164,10 +170,14 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
         );
     }
 
-    // The cell's values as `when` sees them: the stack's state values.
+    // The cell's values as `when` sees them: the state values of the first top-level
+    // state (nested states come first in Helmfile's order but see only what their
+    // parent passes them).
     let values = out
         .states
-        .first()
+        .iter()
+        .find(|s| s.parent.is_none())
+        .or(out.states.first())
         .map(|s| to_json(&s.values))
         .filter(Json::is_object)
         .unwrap_or_else(|| req.values.clone());
@@ -201,7 +211,7 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
     for (st, r) in out.rendered() {
         let id = release_id(r);
         let state_dir = st.path.parent().unwrap_or(working_dir);
-        values_layer.push((id.clone(), release_values(r, state_dir, base)));
+        values_layer.push((id.clone(), release_values(r, state_dir, base, &mut sources)));
         let manifests = match &r.manifests {
             Some(text) => {
                 let name = format!(
@@ -235,6 +245,7 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
         target: req.target.name.clone(),
         cell: req.cell.name.clone(),
         values,
+        expect: Json::Null,
         states: Ok(StatesLayer::new(releases)),
         values_layer: Ok(ValuesLayer {
             releases: values_layer,
@@ -247,29 +258,47 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
 }
 
 /// A release's merged values, with each leaf traced to the values file that set it
-/// last (rendered text for `.gotmpl` files, so lines are those of the rendered file).
+/// last. A `.gotmpl` file is traced in its rendered text, which is kept as a virtual
+/// source (`<file> (rendered)`) so reports show the lines the numbers refer to; one copy
+/// per cell unless releases render it differently.
 fn release_values(
     r: &ReleaseRender,
     dir: &Path,
     base: &Path,
+    sources: &mut VirtualSources,
 ) -> Result<ReleaseValues, RenderError> {
     let merged = merge_values_files(&r.values_files).map_err(|e| RenderError::new(e.message))?;
     let values = to_json(&Value::Map(merged));
-    let mut origins = Origins::new();
+    // Positions are worked out only if a finding points into these values.
+    let mut texts: Vec<(Arc<str>, String, usize)> = Vec::new();
     let mut files = Vec::new();
     for f in &r.values_files {
-        let name = match &f.path {
-            Some(p) => shown(p, dir, base),
-            None => format!("{} (inline values of release {})", f.origin, r.name),
+        let (name, text) = match &f.path {
+            Some(p) if p.ends_with(".gotmpl") => {
+                let file = shown(p, dir, base);
+                let mut name = format!("{file} (rendered)");
+                if sources.files.get(&name).is_some_and(|t| **t != *f.content) {
+                    name = format!("{file} (rendered for {})", release_id(r));
+                }
+                let text = sources
+                    .files
+                    .entry(name.clone())
+                    .or_insert_with(|| Arc::from(f.content.as_str()))
+                    .clone();
+                (name, text)
+            }
+            Some(p) => (shown(p, dir, base), Arc::from(f.content.as_str())),
+            None => (
+                format!("{} (inline values of release {})", f.origin, r.name),
+                Arc::from(f.content.as_str()),
+            ),
         };
-        if let Ok(d) = decode_yaml(&f.content, &name, 1) {
-            origins.extend(d.origins);
-        }
+        texts.push((text, name.clone(), 1));
         files.push(name);
     }
     Ok(ReleaseValues {
         values,
-        origins: LazyOrigins::ready(origins),
+        origins: LazyOrigins::from_yamls(texts),
         files,
     })
 }

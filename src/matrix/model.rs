@@ -32,8 +32,9 @@ pub type Origins = BTreeMap<String, Location>;
 /// finding actually refers to.
 #[derive(Clone, Debug, Default)]
 pub struct LazyOrigins {
-    /// The YAML text, its name and the line its first line has in that file.
-    source: Option<(Arc<str>, String, usize)>,
+    /// YAML texts, each with its name and the line its first line has in that file;
+    /// later texts override earlier ones (values files merged in order).
+    sources: Vec<(Arc<str>, String, usize)>,
     done: std::sync::OnceLock<Origins>,
 }
 
@@ -42,24 +43,36 @@ impl LazyOrigins {
     pub fn ready(origins: Origins) -> LazyOrigins {
         let done = std::sync::OnceLock::new();
         let _ = done.set(origins);
-        LazyOrigins { source: None, done }
+        LazyOrigins {
+            sources: Vec::new(),
+            done,
+        }
     }
 
     /// Positions of the document in `text` (named `file`, starting at `first_line`),
     /// read when first asked for.
     pub fn from_yaml(text: Arc<str>, file: &str, first_line: usize) -> LazyOrigins {
+        LazyOrigins::from_yamls(vec![(text, file.to_string(), first_line)])
+    }
+
+    /// Positions of the merge of several YAML documents (later ones win), read when
+    /// first asked for.
+    pub fn from_yamls(sources: Vec<(Arc<str>, String, usize)>) -> LazyOrigins {
         LazyOrigins {
-            source: Some((text, file.to_string(), first_line)),
+            sources,
             done: std::sync::OnceLock::new(),
         }
     }
 
     pub fn get(&self) -> &Origins {
-        self.done.get_or_init(|| match &self.source {
-            Some((text, file, first)) => super::convert::decode_yaml(text, file, *first)
-                .map(|d| d.origins)
-                .unwrap_or_default(),
-            None => Origins::new(),
+        self.done.get_or_init(|| {
+            let mut out = Origins::new();
+            for (text, file, first) in &self.sources {
+                if let Ok(d) = super::convert::decode_yaml(text, file, *first) {
+                    out.extend(d.origins);
+                }
+            }
+            out
         })
     }
 }
@@ -161,10 +174,20 @@ impl Release {
         self.installed && self.enabled
     }
 
+    /// The state file that declared the release, as reports show it.
+    pub fn state(&self) -> Option<&str> {
+        self.declared_at.as_ref().map(|l| l.file.as_str())
+    }
+
     /// The JSON a states-layer rule sees for this release (`id` is `namespace/name`, the
-    /// form `needs` entries use).
-    pub fn to_json(&self) -> Json {
+    /// form `needs` entries use; `state` is the declaring state file and
+    /// `state-releases` the ids of every release that state declares, because Helmfile
+    /// applies states one at a time and a `needs` edge can only order releases of one
+    /// state).
+    pub fn to_json(&self, state_releases: &[String]) -> Json {
         serde_json::json!({
+            "state": self.state(),
+            "state-releases": state_releases,
             "name": self.id.name,
             "namespace": self.id.namespace,
             "id": self.id.to_string(),
@@ -191,7 +214,20 @@ pub struct StatesLayer {
 
 impl StatesLayer {
     pub fn new(releases: Vec<Release>) -> StatesLayer {
-        let docs = releases.iter().map(Release::to_json).collect();
+        let docs = releases
+            .iter()
+            .map(|r| {
+                let siblings: Vec<String> = match r.state() {
+                    Some(state) => releases
+                        .iter()
+                        .filter(|o| o.state() == Some(state))
+                        .map(|o| o.id.to_string())
+                        .collect(),
+                    None => Vec::new(),
+                };
+                r.to_json(&siblings)
+            })
+            .collect();
         let origins = releases
             .iter()
             .map(|r| {
@@ -325,6 +361,8 @@ pub struct RenderedCell {
     /// The cell's values as `when` expressions see them: for a stack its state values,
     /// for a chart its user-supplied values, for fixtures what the fixture declares.
     pub values: Json,
+    /// The cell's declared expectations (null when none); set by [`super::render`].
+    pub expect: Json,
     pub states: Result<StatesLayer, RenderError>,
     pub values_layer: Result<ValuesLayer, RenderError>,
     pub manifests: Result<ManifestsLayer, RenderError>,
@@ -338,6 +376,7 @@ impl RenderedCell {
             target: target.into(),
             cell: cell.into(),
             values,
+            expect: Json::Null,
             states: Err(err.clone()),
             values_layer: Err(err.clone()),
             manifests: Err(err),

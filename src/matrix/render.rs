@@ -93,7 +93,7 @@ pub fn render_cells(
                 values: cell.input_values(&target.values),
                 display_base: &config.display_base,
             };
-            match renderers.for_kind(target.kind.label()) {
+            let mut rendered = match renderers.for_kind(target.kind.label()) {
                 Some(renderer) => renderer.render(&req),
                 None => RenderedCell::failed(
                     &target.name,
@@ -105,7 +105,9 @@ pub fn render_cells(
                         target.kind.label()
                     )),
                 ),
-            }
+            };
+            rendered.expect = cell.expect.clone();
+            rendered
         })
         .collect()
 }

@@ -6,6 +6,7 @@
 //! annotations). Everything in a report is sorted before printing, so output is
 //! byte-for-byte the same for the same inputs, however cells were scheduled.
 
+pub mod diff;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -50,11 +50,11 @@ pub fn readme() -> String {
 A rule file holds `rules:`, a list of rules. Each rule has an `id`, a `severity` (`error`, \
 `warning`, `info`), a `title`, optionally `description` and `why`, the `layer` it looks at \
 (`states`, `values`, `manifests`), an optional `when` (a minijinja expression over the cell's \
-`values`, `cell` and `target`), a `select`or, a list of assertions under `assert`, and an \
+`values`, its declared `expect`ations, `cell` and `target`), a `select`or, a list of assertions under `assert`, and an \
 optional minijinja `message` template.\n\n\
 Selectors: `kind`, `api-version` (manifests only), `name`, `namespace`, `release` (globs, one \
 or a list), `labels` (glob values), `where` (a minijinja expression over `doc`, `values`, \
-`release`, `kind`, `name`, `namespace`), `path` (a JSONPath, RFC 9535) and `optional`.\n\n\
+`expect`, `release`, `kind`, `name`, `namespace`), `path` (a JSONPath, RFC 9535) and `optional`.\n\n\
 A rule that cannot be evaluated is a finding, never a silent pass: a layer or release that \
 failed to render, a `when` or `where` that errors, a selector that matches nothing (unless \
 `allow-empty: true`), a path that matches nothing in a selected object (unless \

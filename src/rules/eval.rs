@@ -54,6 +54,7 @@ fn rule_location(rule: &Rule) -> FindingLocation {
 fn when_context(cell: &RenderedCell) -> Json {
     serde_json::json!({
         "values": cell.values,
+        "expect": cell.expect,
         "cell": cell.cell,
         "target": cell.target,
     })
@@ -157,7 +158,7 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
                 allow_empty: rule.allow_empty,
             };
             for &i in &sel.missing {
-                let v = Violation::subject(
+                let mut v = Violation::subject(
                     i,
                     format!(
                         "`{}` matches nothing in {} (set `optional: true` in the selector if that is expected)",
@@ -165,6 +166,9 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
                         ctx.describe(i)
                     ),
                 );
+                // Point at the deepest part of the path that does exist: the values file
+                // or template line where the expected setting would have to go.
+                v.path = deepest_existing(sel.subjects[i].doc, &p.source);
                 let f = violation_finding(rule, cell, &sel, v);
                 emit(&mut outcome, f);
             }
@@ -225,6 +229,55 @@ fn subject_label(layer: Layer) -> &'static str {
     }
 }
 
+/// The normalized path (`$['a'][0]`) of the deepest node of `doc` that the leading
+/// plain segments of `path` (`.name`, `['name']`, `[0]`) reach; `None` at the root.
+fn deepest_existing(doc: &Json, path: &str) -> Option<String> {
+    let mut rest = path.strip_prefix('$')?;
+    let mut node = doc;
+    let mut out = String::from("$");
+    loop {
+        let (seg, after): (String, &str) = if let Some(r) = rest.strip_prefix('.') {
+            let end = r
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+                .unwrap_or(r.len());
+            if end == 0 {
+                break;
+            }
+            (r[..end].to_string(), &r[end..])
+        } else if let Some(r) = rest.strip_prefix("['") {
+            match r.find("']") {
+                Some(end) if !r[..end].contains('\'') => (r[..end].to_string(), &r[end + 2..]),
+                _ => break,
+            }
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']')?;
+            match r[..end].parse::<usize>() {
+                Ok(i) => match node.get(i) {
+                    Some(n) => {
+                        node = n;
+                        out.push_str(&format!("[{i}]"));
+                        rest = &r[end + 1..];
+                        continue;
+                    }
+                    None => break,
+                },
+                Err(_) => break,
+            }
+        } else {
+            break;
+        };
+        match node.get(&seg) {
+            Some(n) => {
+                node = n;
+                out.push_str(&format!("['{seg}']"));
+                rest = after;
+            }
+            None => break,
+        }
+    }
+    (out != "$").then_some(out)
+}
+
 fn violation_finding(
     rule: &Rule,
     cell: &RenderedCell,
@@ -280,6 +333,7 @@ fn violation_finding(
                 "value": v.value,
                 "doc": subject.map(|s| s.doc),
                 "values": cell.values,
+                "expect": cell.expect,
             });
             match expr::render_template(tpl, &expr::value(&ctx)) {
                 Ok(m) if !m.is_empty() => m,
@@ -319,5 +373,30 @@ fn nearest_origin<'o>(
         if p.is_empty() {
             return None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::deepest_existing;
+    use serde_json::json;
+
+    #[test]
+    fn deepest_existing_prefix() {
+        let doc = json!({"api": {"remoteConfig": {"x": [1, {"y": 2}]}}, "a-b": 1});
+        assert_eq!(
+            deepest_existing(&doc, "$.api.remoteConfig.configData.nvcf['w']").as_deref(),
+            Some("$['api']['remoteConfig']")
+        );
+        assert_eq!(
+            deepest_existing(&doc, "$.api.remoteConfig.x[1].z").as_deref(),
+            Some("$['api']['remoteConfig']['x'][1]")
+        );
+        assert_eq!(
+            deepest_existing(&doc, "$['a-b'].c").as_deref(),
+            Some("$['a-b']")
+        );
+        assert_eq!(deepest_existing(&doc, "$.nope"), None);
+        assert_eq!(deepest_existing(&doc, "$..x"), None);
     }
 }

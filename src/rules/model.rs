@@ -21,8 +21,9 @@ pub struct RuleFile {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Layer {
-    /// Releases as the Helmfile states declare them: name, namespace, chart, version,
-    /// labels, needs, installed, enabled (condition outcome), condition.
+    /// Releases as the Helmfile states declare them: name, namespace, id, chart,
+    /// version, labels, needs, installed, enabled (condition outcome), condition, state
+    /// (the declaring state file) and state-releases (the ids that state declares).
     States,
     /// The merged values each release is rendered with.
     Values,
@@ -60,7 +61,8 @@ pub struct RuleSpec {
     pub layer: Layer,
     /// A minijinja expression over the cell's values (`values.addons.llm.enabled and
     /// values.addons.llm.pki.mode == "existingSecret"`); the rule is skipped in cells
-    /// where it is false. Missing keys are undefined (false), never errors.
+    /// where it is false. Missing keys are undefined (false), never errors. `expect` is
+    /// what the cell declares it expects (its `expect:` in the configuration).
     #[serde(default)]
     pub when: Option<String>,
     /// Which objects of the layer the rule looks at.
@@ -72,7 +74,7 @@ pub struct RuleSpec {
     pub assert: serde::de::IgnoredAny,
     /// A minijinja template for the finding's message. Variables: `detail` (what the
     /// assertion found), `rule`, `cell`, `target`, `release`, `resource`, `kind`,
-    /// `name`, `namespace`, `path`, `value`, `doc`, `values`.
+    /// `name`, `namespace`, `path`, `value`, `doc`, `values`, `expect`.
     #[serde(default)]
     pub message: Option<String>,
     /// Let the selector match nothing. By default an empty selection is a finding,
@@ -105,7 +107,8 @@ pub struct SelectorSpec {
     /// manifests these are `metadata.labels`, elsewhere the release's labels.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
-    /// A minijinja expression each object must satisfy; `doc` is the object.
+    /// A minijinja expression each object must satisfy; `doc` is the object, `values`
+    /// and `expect` the cell's.
     #[serde(default, rename = "where")]
     pub where_: Option<String>,
     /// A JSONPath (RFC 9535) into each object; assertions look at what it matches.

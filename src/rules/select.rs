@@ -320,7 +320,7 @@ pub fn select<'a>(cell: &'a RenderedCell, layer: Layer, sel: &Selector) -> Selec
     let values_ctx = &cell.values;
     for s in candidates {
         if let Some(w) = &sel.where_ {
-            let ctx = subject_context(&s, values_ctx);
+            let ctx = subject_context(&s, values_ctx, &cell.expect);
             match w.truth(&expr::value(&ctx)) {
                 Ok(true) => {}
                 Ok(false) => continue,
@@ -365,10 +365,11 @@ pub fn select<'a>(cell: &'a RenderedCell, layer: Layer, sel: &Selector) -> Selec
 }
 
 /// The variables a `where` expression sees for one subject.
-pub fn subject_context(s: &Subject<'_>, values: &Json) -> Json {
+pub fn subject_context(s: &Subject<'_>, values: &Json, expect: &Json) -> Json {
     serde_json::json!({
         "doc": s.doc,
         "values": values,
+        "expect": expect,
         "release": s.release.map(|r| serde_json::json!({"name": r.name, "namespace": r.namespace})),
         "kind": s.resource.as_ref().map(|r| r.kind.clone()),
         "name": s.resource.as_ref().map(|r| r.name.clone()).or(s.release.map(|r| r.name.clone())),

@@ -29,8 +29,15 @@ pub enum ErrorKind {
 }
 
 /// A template error with Go's message text plus its structured parts.
+///
+/// The parts live behind one box so that `Result<_, Error>` stays small on the hot
+/// success path; fields read and write through `Deref` as if they were inline.
 #[derive(Clone, Debug)]
-pub struct Error {
+pub struct Error(Box<ErrorParts>);
+
+/// The parts of an [`Error`].
+#[derive(Clone, Debug)]
+pub struct ErrorParts {
     pub kind: ErrorKind,
     /// The message exactly as Go prints it (what `Display` shows).
     pub message: String,
@@ -65,7 +72,7 @@ pub struct Error {
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         let message = message.into();
-        Error {
+        Error(Box::new(ErrorParts {
             kind,
             detail: message.clone(),
             message,
@@ -78,7 +85,7 @@ impl Error {
             source: None,
             cause: None,
             inner: None,
-        }
+        }))
     }
 
     pub fn with_source(mut self, source: SourceFile, span: Span) -> Error {
@@ -120,6 +127,19 @@ impl Error {
             span: self.span.map(Into::into),
         };
         miette::Report::new(diag)
+    }
+}
+
+impl std::ops::Deref for Error {
+    type Target = ErrorParts;
+    fn deref(&self) -> &ErrorParts {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Error {
+    fn deref_mut(&mut self) -> &mut ErrorParts {
+        &mut self.0
     }
 }
 

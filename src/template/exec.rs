@@ -176,7 +176,25 @@ pub(crate) struct Shared {
     pub counters: HashMap<String, usize>,
 }
 
+/// Where a piece of output came from: the text or action node (or `{{template}}`
+/// call) that started writing at output byte `at`. Recorded only for traced runs
+/// ([`TemplateSet::execute_traced`]), so callers can map output back to source lines.
+#[derive(Clone, Debug)]
+pub struct Emit {
+    /// Byte offset in the output where the node's output starts.
+    pub at: usize,
+    /// The file whose node it is (a `define` in another file for `{{template}}`).
+    pub source: SourceFile,
+    /// The node's span in that file.
+    pub span: super::super::source::Span,
+    /// A text node: its output is its span's text verbatim, so every output byte
+    /// maps to one source byte.
+    pub text: bool,
+}
+
 pub(crate) struct State<'s> {
+    /// Output provenance of the top-level execution, when asked for.
+    pub(crate) trace: Option<Vec<Emit>>,
     set: &'s TemplateSet,
     host: &'s Host,
     shared: &'s mut Shared,
@@ -190,6 +208,7 @@ pub(crate) struct State<'s> {
 impl<'s> State<'s> {
     pub fn new(set: &'s TemplateSet, host: &'s Host, shared: &'s mut Shared) -> State<'s> {
         State {
+            trace: None,
             set,
             host,
             shared,
@@ -217,6 +236,23 @@ impl<'s> State<'s> {
             Err(Flow::Break | Flow::Continue) => {
                 Err(self.errorf("break or continue outside range"))
             }
+        }
+    }
+
+    /// Records that node `id` of the current tree writes from output offset `at`.
+    fn emit(&mut self, id: NodeId, at: usize) {
+        if let Some(trace) = self.trace.as_mut() {
+            let tree = self.tree;
+            let (span, text) = match tree.node(id) {
+                Node::Text { span } => (*span, true),
+                _ => (tree.span(id), false),
+            };
+            trace.push(Emit {
+                at,
+                source: tree.source.clone(),
+                span,
+                text,
+            });
         }
     }
 
@@ -310,6 +346,7 @@ impl<'s> State<'s> {
                 Ok(())
             }
             Node::Text { span } => {
+                self.emit(id, out.len());
                 out.push_str(&tree.text()[span.range()]);
                 Ok(())
             }
@@ -319,6 +356,7 @@ impl<'s> State<'s> {
                     matches!(tree.node(*pipe), Node::Pipe { decl, .. } if !decl.is_empty());
                 if !has_decl {
                     self.at(id);
+                    self.emit(id, out.len());
                     print_value(&val, out);
                 }
                 Ok(())
@@ -328,7 +366,10 @@ impl<'s> State<'s> {
             Node::Range(b) => {
                 stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.walk_range(dot, id, b, out))
             }
-            Node::Template { name, pipe, .. } => self.walk_template(dot, id, name, *pipe, out),
+            Node::Template { name, pipe, .. } => {
+                self.emit(id, out.len());
+                self.walk_template(dot, id, name, *pipe, out)
+            }
             Node::Break { .. } => Err(Flow::Break),
             Node::Continue { .. } => Err(Flow::Continue),
             _ => {
@@ -1155,10 +1196,14 @@ impl Engine for State<'_> {
         let saved_tree = std::mem::replace(&mut self.tree, &def.tree);
         let saved_depth = std::mem::replace(&mut self.depth, 0);
         let saved_node = self.node.take();
+        // The included text lands in its own buffer and is printed by the calling
+        // action, which is what the trace attributes it to.
+        let saved_trace = self.trace.take();
         let mut out = String::new();
         let r = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
             self.walk(&dot, def.root, &mut out)
         });
+        self.trace = saved_trace;
         self.node = saved_node;
         self.depth = saved_depth;
         self.tree = saved_tree;

@@ -60,8 +60,8 @@ pub mod registry;
 pub mod set;
 pub mod value;
 
-pub use error::{Error, ErrorKind};
-pub use exec::MAX_EXEC_DEPTH;
+pub use error::{Error, ErrorKind, ErrorParts};
+pub use exec::{Emit, MAX_EXEC_DEPTH};
 pub use options::{LanguageLevel, MissingKey, Options};
 pub use registry::{
     CallCtx, Engine, FuncDef, FuncError, FuncImpl, FuncResult, Host, Registry, Sig, Ty,

@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::ast::{Node, NodeId, Tree};
 use super::error::{Error, ErrorKind};
-use super::exec::{Shared, State};
+use super::exec::{Emit, Shared, State};
 use super::options::Options;
 use super::parser;
 use super::registry::{Host, Registry};
@@ -52,7 +52,6 @@ fn empty_tree() -> &'static Tree {
 // Errors are cold and carry Go's text plus its parts for reporters; the callers
 // (chart and Helmfile rendering) read those fields directly, so the type stays a
 // plain struct rather than being boxed behind every `Result`.
-#[allow(clippy::result_large_err)]
 impl TemplateSet {
     /// An empty set. `name` is the set's own name (Go's root template, `gotpl` in
     /// Helm): errors for unknown templates mention it, and `tpl` parses its text
@@ -186,6 +185,23 @@ impl TemplateSet {
         let mut shared = Shared::default();
         let mut st = State::new(self, host, &mut shared);
         st.run(name, data, out).map_err(|e| *e)
+    }
+
+    /// [`TemplateSet::execute`], also returning which node wrote each part of the
+    /// output (text, actions and `{{template}}` calls of this execution; output of
+    /// `include`/`tpl` belongs to the action that printed it).
+    pub fn execute_traced(
+        &self,
+        name: &str,
+        data: &Value,
+        host: &Host,
+    ) -> Result<(String, Vec<Emit>), Error> {
+        let mut shared = Shared::default();
+        let mut st = State::new(self, host, &mut shared);
+        st.trace = Some(Vec::new());
+        let mut out = String::new();
+        st.run(name, data, &mut out).map_err(|e| *e)?;
+        Ok((out, st.trace.take().unwrap_or_default()))
     }
 
     /// Go's `ExecuteTemplate` error for an unknown name.

@@ -32,18 +32,24 @@ pub fn helm_funcs(fx: &Fixture) -> Registry {
 }
 
 /// Runs a Helm fixture with `reg`, as Helm would render the chart `c`.
-#[allow(clippy::result_large_err)]
 pub fn run_helm(fx: &Fixture, reg: Registry) -> Result<String, Error> {
     let opts = Options::new(fx.level, fx.missing_key);
     let mut set = TemplateSet::new("gotpl", Arc::new(reg), opts);
     for (name, text) in super::helm_order(&fx.templates) {
         set.parse(&super::chart_name(name), text)?;
     }
+    // Helm 4 moved the values type to `pkg/chart/common`, which `typeOf` and
+    // interface-conversion errors show.
+    let values_type = if fx.level == LanguageLevel::Go122 {
+        MapType::Named("chartutil.Values")
+    } else {
+        MapType::Named("common.Values")
+    };
     let values = match super::yaml_to_value(&fx.data) {
-        Value::Map(m) => Value::Map(m.retyped(MapType::Named("chartutil.Values"))),
+        Value::Map(m) => Value::Map(m.retyped(values_type)),
         other => other,
     };
-    let top = Map::with_type(MapType::Named("chartutil.Values"));
+    let top = Map::with_type(values_type);
     top.insert("Values", values);
     set.execute(
         &super::chart_name(&fx.exec),
@@ -104,7 +110,6 @@ fn helmfile_values(fx: &Fixture) -> Map {
 /// Runs a `registry=helmfile` fixture in `dir` (prepared by [`write_helmfile_dir`]):
 /// its template is rendered like part 1 of a state file in that directory, in
 /// Helmfile's final pass, with the fixture's environment variables.
-#[allow(clippy::result_large_err)]
 pub fn run_helmfile(fx: &Fixture, dir: &Path) -> Result<String, Error> {
     write_helmfile_dir(fx, dir);
     let env: BTreeMap<String, String> = fx.env.iter().cloned().collect();
@@ -124,7 +129,6 @@ pub fn run_helmfile(fx: &Fixture, dir: &Path) -> Result<String, Error> {
 
 /// Runs any function fixture: Helmfile ones in `dir`, Helm ones with their level's
 /// function set.
-#[allow(clippy::result_large_err)]
 pub fn run(fx: &Fixture, dir: &Path) -> Result<String, Error> {
     if is_helmfile(fx) {
         run_helmfile(fx, dir)

@@ -140,7 +140,6 @@ pub fn run_fixture(fx: &Fixture) -> Result<String, (String, String)> {
 }
 
 /// Like [`run_fixture`], keeping the structured error.
-#[allow(clippy::result_large_err)]
 pub fn run_fixture_full(fx: &Fixture) -> Result<String, stackproof::template::Error> {
     let mut reg = Registry::new();
     reg.register(if fx.level == LanguageLevel::Go122 {

@@ -1,10 +1,7 @@
 //! `absent`: nothing may match — no selected object, or no node at the path.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::{params, schema_of, show, Assertion, Ctx, KindDef, Violation};
-use crate::matrix::yaml::{YNode, YamlError};
+use super::{without_params, NoParams, schema_of, show, Assertion, Ctx, KindDef, Violation};
 
 pub(super) static KIND: KindDef = KindDef {
     name: "absent",
@@ -26,22 +23,11 @@ Secret, a debug port in production, a `hostNetwork: true`.",
     empty_ok: true,
     missing_ok: true,
     on_failed_layer: false,
-    schema: schema_of::<Option<Params>>,
-    build,
+    schema: schema_of::<Option<NoParams>>,
+    build: |node| without_params(node, || Absent),
 };
 
-/// No parameters.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "AbsentParams")]
-struct Params {}
-
 struct Absent;
-
-fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
-    let _: Option<Params> = params(node)?;
-    Ok(Box::new(Absent))
-}
 
 impl Assertion for Absent {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {

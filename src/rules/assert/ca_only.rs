@@ -1,10 +1,7 @@
 //! `ca-only`: the selected material is CA certificates and nothing else.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::{params, schema_of, Assertion, Ctx, KindDef, Violation};
-use crate::matrix::yaml::{YNode, YamlError};
+use super::{key_violations, schema_of, without_params, Assertion, Ctx, KindDef, NoParams, Violation};
 use crate::rules::pki;
 
 pub(super) static KIND: KindDef = KindDef {
@@ -30,22 +27,11 @@ nothing.",
     empty_ok: false,
     missing_ok: false,
     on_failed_layer: false,
-    schema: schema_of::<Option<Params>>,
-    build,
+    schema: schema_of::<Option<NoParams>>,
+    build: |node| without_params(node, || CaOnly),
 };
 
-/// No parameters.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "CaOnlyParams")]
-struct Params {}
-
 struct CaOnly;
-
-fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
-    let _: Option<Params> = params(node)?;
-    Ok(Box::new(CaOnly))
-}
 
 impl Assertion for CaOnly {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
@@ -67,11 +53,9 @@ impl Assertion for CaOnly {
                 v.path = Some(format!("{}{}", n.path, c.suffix));
                 out.push(v);
             }
-            for k in &m.keys {
-                let mut v = Violation::at(n, format!("{who} holds a private key: {}", k.what));
-                v.path = Some(format!("{}{}", n.path, k.suffix));
-                out.push(v);
-            }
+            out.extend(key_violations(n, &m.keys, |k| {
+                format!("{who} holds a private key: {}", k.what)
+            }));
         }
         out
     }

@@ -2,8 +2,7 @@
 
 use serde_json::Value as Json;
 
-use super::{json_eq, params, schema_of, show, Assertion, Ctx, KindDef, Violation};
-use crate::matrix::yaml::{YNode, YamlError};
+use super::{json_eq, schema_of, show, with_value, Assertion, Ctx, KindDef, Violation};
 
 pub(super) static KIND: KindDef = KindDef {
     name: "equals",
@@ -27,14 +26,10 @@ issuer kind.",
     missing_ok: false,
     on_failed_layer: false,
     schema: schema_of::<Json>,
-    build,
+    build: |node| with_value(node, Equals),
 };
 
 struct Equals(Json);
-
-fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
-    Ok(Box::new(Equals(params(node)?)))
-}
 
 impl Assertion for Equals {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {

@@ -1,11 +1,8 @@
 //! `exists`: something must be there — a selected object, or a value at the path in
 //! every selected object.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::{params, schema_of, Assertion, Ctx, KindDef, Violation};
-use crate::matrix::yaml::{YNode, YamlError};
+use super::{without_params, NoParams, schema_of, Assertion, Ctx, KindDef, Violation};
 
 pub(super) static KIND: KindDef = KindDef {
     name: "exists",
@@ -29,22 +26,11 @@ that stops being rendered when a mode switches, a value that a refactor renamed.
     empty_ok: true,
     missing_ok: true,
     on_failed_layer: false,
-    schema: schema_of::<Option<Params>>,
-    build,
+    schema: schema_of::<Option<NoParams>>,
+    build: |node| without_params(node, || Exists),
 };
 
-/// No parameters.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "ExistsParams")]
-struct Params {}
-
 struct Exists;
-
-fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
-    let _: Option<Params> = params(node)?;
-    Ok(Box::new(Exists))
-}
 
 impl Assertion for Exists {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {

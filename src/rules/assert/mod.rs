@@ -34,6 +34,7 @@ kinds! {
     exists,
     absent,
     equals,
+    contains,
     one_of,
     matches,
     count,
@@ -326,6 +327,43 @@ pub fn params<T: for<'de> Deserialize<'de>>(node: &YNode) -> Result<T, YamlError
     yaml::from_node(node)
 }
 
+/// The parameters of kinds that take none (`absent: {}`, or just `- absent`).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+/// Builds an assertion that takes no parameters, refusing any that are given.
+pub fn without_params<A: Assertion + 'static>(
+    node: &YNode,
+    make: fn() -> A,
+) -> Result<Box<dyn Assertion>, YamlError> {
+    let _: Option<NoParams> = params(node)?;
+    Ok(Box::new(make()))
+}
+
+/// One violation per private key found in `n`'s material, at the key's own path.
+pub fn key_violations(
+    n: &Node<'_>,
+    keys: &[crate::rules::pki::KeyInfo],
+    describe: impl Fn(&crate::rules::pki::KeyInfo) -> String,
+) -> Vec<Violation> {
+    keys.iter()
+        .map(|k| {
+            let mut v = Violation::at(n, describe(k));
+            v.path = Some(format!("{}{}", n.path, k.suffix));
+            v
+        })
+        .collect()
+}
+
+/// Builds an assertion whose parameters are one plain value (`equals: x`).
+pub fn with_value<A: Assertion + 'static>(
+    node: &YNode,
+    make: fn(Json) -> A,
+) -> Result<Box<dyn Assertion>, YamlError> {
+    Ok(Box::new(make(params(node)?)))
+}
+
 /// A value somewhere else in the render: a layer (default: the rule's) and a selector
 /// whose `path` picks the values.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
@@ -351,7 +389,8 @@ pub struct Lookup {
 #[derive(Clone, Debug)]
 pub struct Found {
     pub value: Json,
-    /// The effective namespace of the object it was found in.
+    /// The effective namespace of the document it was found in; empty for values and
+    /// states entries, which name objects without placing them.
     pub namespace: String,
     /// `Deployment nvcf/router` or `values of release nvcf/api`.
     pub owner: String,
@@ -419,7 +458,13 @@ impl Lookup {
             .iter()
             .map(|n| Found {
                 value: n.value.clone(),
-                namespace: sel.subjects[n.subject].namespace.clone(),
+                // A values or states entry names objects without saying where they
+                // live; only a rendered document has a namespace of its own.
+                namespace: if layer == Layer::Manifests {
+                    sel.subjects[n.subject].namespace.clone()
+                } else {
+                    String::new()
+                },
                 owner: inner.describe(n.subject),
                 location: inner.location_of(n.subject, &n.path, label),
             })

@@ -1,10 +1,7 @@
 //! `no-private-key`: trust material holds no private key.
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use super::{params, schema_of, Assertion, Ctx, KindDef, Violation};
-use crate::matrix::yaml::{YNode, YamlError};
+use super::{key_violations, schema_of, without_params, Assertion, Ctx, KindDef, NoParams, Violation};
 use crate::rules::pki;
 
 pub(super) static KIND: KindDef = KindDef {
@@ -31,41 +28,25 @@ handed to every workload that trusts it.",
     empty_ok: false,
     missing_ok: false,
     on_failed_layer: false,
-    schema: schema_of::<Option<Params>>,
-    build,
+    schema: schema_of::<Option<NoParams>>,
+    build: |node| without_params(node, || NoPrivateKey),
 };
 
-/// No parameters.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(rename = "NoPrivateKeyParams")]
-struct Params {}
-
 struct NoPrivateKey;
-
-fn build(node: &YNode) -> Result<Box<dyn Assertion>, YamlError> {
-    let _: Option<Params> = params(node)?;
-    Ok(Box::new(NoPrivateKey))
-}
 
 impl Assertion for NoPrivateKey {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         let mut out = Vec::new();
         for n in &cx.sel.nodes {
-            let m = pki::decode(n.value);
-            for k in m.keys {
+            let who = cx.describe(n.subject);
+            out.extend(key_violations(n, &pki::decode(n.value).keys, |k| {
                 let at = if k.entry.is_empty() || !k.what.starts_with("a PEM") {
                     String::new()
                 } else {
                     format!(" in `{}`", k.entry)
                 };
-                let mut v = Violation::at(
-                    n,
-                    format!("{} holds a private key: {}{at}", cx.describe(n.subject), k.what),
-                );
-                v.path = Some(format!("{}{}", n.path, k.suffix));
-                out.push(v);
-            }
+                format!("{who} holds a private key: {}{at}", k.what)
+            }));
         }
         out
     }

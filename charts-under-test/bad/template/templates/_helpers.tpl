@@ -1,0 +1,3 @@
+{{- define "template.port" -}}
+{{ required "service.port is required" .Values.service.port }}
+{{- end }}

@@ -1,0 +1,189 @@
+//! Where each rendered document and its top-level keys came from.
+//!
+//! Templates run traced ([`TemplateSet::execute_traced`]): every text node, action
+//! and `{{template}}` call records the output offset where its output starts. A
+//! document is found again in its file's output, and each top-level key's output
+//! offset is mapped to the node that wrote it: inside a text node the key's own
+//! source position (text is copied verbatim), for an action (`include`, `toYaml`,
+//! a value) the action's position.
+//!
+//! [`TemplateSet::execute_traced`]: crate::template::TemplateSet::execute_traced
+
+use crate::source::{SourceFile, Span};
+use crate::template::Emit;
+
+/// The source position of one top-level key of a rendered document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyOrigin {
+    pub key: String,
+    /// The template file of the node that wrote it (a `define` in another file when
+    /// written through `{{template}}`).
+    pub file: String,
+    /// 1-based line and column in `file`.
+    pub line: usize,
+    pub column: usize,
+    /// Whether the key is literal template text (else an action printed it).
+    pub literal: bool,
+}
+
+/// One template's output with the trace adjusted for Helm's deletion of every
+/// `<no value>` from it.
+pub struct TracedOutput {
+    pub text: String,
+    pub emits: Vec<Emit>,
+}
+
+const NO_VALUE: &str = "<no value>";
+
+impl TracedOutput {
+    /// Helm's `strings.ReplaceAll(out, "<no value>", "")`, moving the offsets.
+    pub fn new(raw: String, mut emits: Vec<Emit>) -> TracedOutput {
+        if !raw.contains(NO_VALUE) {
+            return TracedOutput { text: raw, emits };
+        }
+        let cuts: Vec<usize> = raw.match_indices(NO_VALUE).map(|(i, _)| i).collect();
+        for e in &mut emits {
+            let before = cuts.partition_point(|&c| c < e.at);
+            e.at = e.at.saturating_sub(before * NO_VALUE.len());
+        }
+        TracedOutput {
+            text: raw.replace(NO_VALUE, ""),
+            emits,
+        }
+    }
+
+    /// Offsets of `docs` (substrings of the output, in output order) in the output;
+    /// `None` for one that cannot be found.
+    pub fn find_documents(&self, docs: &[&str]) -> Vec<Option<usize>> {
+        let mut cursor = 0;
+        docs.iter()
+            .map(|d| {
+                let at = cursor + self.text.get(cursor..)?.find(d)?;
+                cursor = at + d.len();
+                Some(at)
+            })
+            .collect()
+    }
+
+    /// The node that wrote output offset `at`, among emits of `file` only when given.
+    fn writer(&self, at: usize, file: Option<&str>) -> Option<&Emit> {
+        let end = self.emits.partition_point(|e| e.at <= at);
+        self.emits[..end]
+            .iter()
+            .rev()
+            .find(|e| file.is_none_or(|f| e.source.name() == f))
+    }
+
+    /// Source offset in the writer's file for output offset `at`.
+    fn source_offset(e: &Emit, at: usize) -> usize {
+        let into = at.saturating_sub(e.at);
+        if e.text && into < e.span.len() {
+            e.span.start as usize + into
+        } else {
+            e.span.start as usize
+        }
+    }
+
+    /// The source position that wrote output offset `at`.
+    pub fn source_at(&self, at: usize) -> Option<(SourceFile, Span)> {
+        let e = self.writer(at, None)?;
+        let off = Self::source_offset(e, at);
+        Some((e.source.clone(), Span::empty_at(off)))
+    }
+
+    /// The origins of the top-level keys of the document at `doc_at` with text
+    /// `content`: exact ones (any file), and the line in the document's own
+    /// template `file` (the `{{template}}` call for text written by a define
+    /// elsewhere).
+    pub fn key_origins(
+        &self,
+        file: &str,
+        content: &str,
+        doc_at: usize,
+    ) -> (Vec<KeyOrigin>, Vec<(String, usize)>) {
+        let mut exact = Vec::new();
+        let mut own = Vec::new();
+        let mut line_start = 0;
+        for line in content.split_inclusive('\n') {
+            let at = doc_at + line_start;
+            line_start += line.len();
+            if line.starts_with([' ', '\t', '#', '-', '\n', '\r']) {
+                continue;
+            }
+            let Some((key, _)) = line.split_once(':') else {
+                continue;
+            };
+            if exact.iter().any(|o: &KeyOrigin| o.key == key) {
+                continue;
+            }
+            if let Some(e) = self.writer(at, None) {
+                let off = Self::source_offset(e, at);
+                let (l, c) = e.source.line_col(off);
+                exact.push(KeyOrigin {
+                    key: key.to_string(),
+                    file: e.source.name().to_string(),
+                    line: l,
+                    column: c,
+                    literal: e.text && at.saturating_sub(e.at) < e.span.len(),
+                });
+            }
+            if let Some(e) = self.writer(at, Some(file)) {
+                let off = Self::source_offset(e, at);
+                own.push((key.to_string(), e.source.line_col(off).0));
+            }
+        }
+        (exact, own)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn emit(src: &SourceFile, at: usize, span: (usize, usize), text: bool) -> Emit {
+        Emit {
+            at,
+            source: src.clone(),
+            span: Span::new(span.0, span.1),
+            text,
+        }
+    }
+
+    #[test]
+    fn text_keys_map_exactly_and_actions_to_their_line() {
+        // template: "a: 1\n{{ include \"x\" . }}\nc: 3\n"
+        let t = SourceFile::new("c/templates/t.yaml", "a: 1\n{{ include \"x\" . }}\nc: 3\n");
+        let out = "a: 1\nb: 2\nc: 3\n".to_string();
+        let emits = vec![
+            emit(&t, 0, (0, 5), true),
+            emit(&t, 5, (8, 21), false),
+            emit(&t, 9, (24, 30), true),
+        ];
+        let tr = TracedOutput::new(out, emits);
+        let (exact, own) = tr.key_origins("c/templates/t.yaml", "a: 1\nb: 2\nc: 3", 0);
+        let lines: Vec<(&str, usize, bool)> = exact
+            .iter()
+            .map(|o| (o.key.as_str(), o.line, o.literal))
+            .collect();
+        assert_eq!(lines, vec![("a", 1, true), ("b", 2, false), ("c", 3, true)]);
+        assert_eq!(own, vec![("a".into(), 1), ("b".into(), 2), ("c".into(), 3)]);
+    }
+
+    #[test]
+    fn no_value_deletion_moves_offsets() {
+        let t = SourceFile::new("t", "x: {{ .a }}\ny: 1\n");
+        let raw = "x: <no value>\ny: 1\n".to_string();
+        let emits = vec![
+            emit(&t, 0, (0, 3), true),
+            emit(&t, 3, (5, 9), false),
+            emit(&t, 13, (11, 17), true),
+        ];
+        let tr = TracedOutput::new(raw, emits);
+        assert_eq!(tr.text, "x: \ny: 1\n");
+        let docs = tr.find_documents(&["x: \ny: 1"]);
+        assert_eq!(docs, vec![Some(0)]);
+        let (exact, _) = tr.key_origins("t", "x: \ny: 1", 0);
+        assert_eq!(exact[1].key, "y");
+        assert_eq!((exact[1].line, exact[1].column), (2, 1));
+    }
+}
