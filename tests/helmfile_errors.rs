@@ -105,6 +105,11 @@ const CASES: &[(&str, &str, &str)] = &[
         "  --> unknown-field.yaml:4",
     ),
     (
+        "encrypted secrets file (no sops offline)",
+        "-f secrets-encrypted.yaml template",
+        "  --> secrets-encrypted.yaml:2",
+    ),
+    (
         "duplicate key",
         "-f dup-key.yaml template",
         "  --> dup-key.yaml:6",
@@ -155,4 +160,18 @@ fn undefined_environment_is_reported() {
         text,
         "err: no releases found that matches specified selector() and environment(prod), in any helmfile"
     );
+}
+
+#[test]
+fn plain_secrets_file_is_used_as_values() {
+    let (code, text) = run("-f secrets-plain.yaml template");
+    assert_eq!((code, text.as_str()), (0, ""));
+    let mut argv = vec!["helmfile".to_string()];
+    argv.extend(["-f", "secrets-plain.yaml", "write-values"].map(String::from));
+    let parsed = Wrapper::try_parse_from(&argv).unwrap_or_else(|e| panic!("{e}"));
+    let input = input_from_args(&parsed.args, &stack_dir(), BTreeMap::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = render_stack(&input);
+    let values: Vec<&str> = out.written.iter().map(|f| f.content.as_str()).collect();
+    assert_eq!(values, ["password: plain\n"]);
 }

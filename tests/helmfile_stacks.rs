@@ -8,8 +8,14 @@
 //! values, inline values, missing-file handlers), state values flags, `bases:`,
 //! nested `helmfiles:` with values and inherited selectors, `templates:` with
 //! `inherit:` and `<<:` merge keys, conditions, `installed: false`, selectors, `needs`
-//! ordering, `valuesTemplate`, `set:`, helper defines and the file functions, plus
-//! one file per error case.
+//! ordering, `valuesTemplate`, `set:`, helper defines and the file functions
+//! (`stack-basics`, `stack-nested`); a `helmfile.d/` directory with environment
+//! `kubeContext`, `kubeContext/ns/name` needs, `--state-values-file`, `--namespace`,
+//! `commonLabels`, `helmDefaults`, hooks and `.StateValues`/`.Environment.*`
+//! (`stack-dir`); templated `bases:`, globbed sub-helmfiles with their own
+//! selectors, several `inherit:` entries with `except:`, `setTemplate`,
+//! `installedTemplate`, `!=` selectors and transitive needs (`stack-more`); plus one
+//! file per error case (`stack-errors`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -108,8 +108,7 @@ fn check_plain_secret(ld: &Loader<'_>, st: &HelmState, path: &str) -> Result<()>
         return Err(HelmfileError::new(
             ErrorKind::Other,
             format!("secrets file \"{path}\" is encrypted: decrypting secrets (helm secrets / sops) is not available offline"),
-        )
-        .with_file(abs));
+        ));
     }
     Ok(())
 }
