@@ -19,25 +19,28 @@ cargo build --release --quiet --manifest-path "$here/Cargo.toml"
 bin=$here/target/release/stackproof
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# Runs check; prints wall seconds. Exit code 1 (findings) is expected on this snapshot:
-# NVCF PR #850 is not in it.
+# Runs check; prints "wall cpu" seconds (cpu = user + sys, which other jobs on a shared
+# machine disturb less than wall time). Exit code 1 (findings) is expected on this
+# snapshot: NVCF PR #850 is not in it.
 time_check() {
-  local s e rc=0
-  s=$(date +%s.%N)
-  "$bin" check --config "$here/rules/nvcf/stackproof.yaml" --root "$nvcf" --format json "$@" >"$tmp/out.json" 2>"$tmp/err.txt" || rc=$?
-  e=$(date +%s.%N)
+  local rc=0
+  /usr/bin/time -f '%e %U %S' -o "$tmp/time.txt" \
+    "$bin" check --config "$here/rules/nvcf/stackproof.yaml" --root "$nvcf" --format json "$@" >"$tmp/out.json" 2>"$tmp/err.txt" || rc=$?
   if [ "$rc" -gt 1 ]; then echo "check failed (rc=$rc):" >&2; head -20 "$tmp/err.txt" >&2; exit 1; fi
-  echo "$e - $s" | bc -l
+  tail -1 "$tmp/time.txt" | awk '{printf "%s %.2f\n", $1, $2 + $3}'
 }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# Median of column $1 of the lines on stdin.
+median() { awk -v c="$1" '{print $c}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 summary() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print("%d cells, %d rules, %d findings" % (s["cells"], s["rules"], s["findings"]))' "$tmp/out.json"; }
 
-main=$(for _ in $(seq "$runs"); do time_check --target self-managed; done | median)
+for _ in $(seq "$runs"); do time_check --target self-managed; done >"$tmp/main.txt"
+main=$(median 1 <"$tmp/main.txt"); main_cpu=$(median 2 <"$tmp/main.txt")
 main_what=$(summary)
-whole=$(for _ in $(seq "$runs"); do time_check; done | median)
+for _ in $(seq "$runs"); do time_check; done >"$tmp/whole.txt"
+whole=$(median 1 <"$tmp/whole.txt"); whole_cpu=$(median 2 <"$tmp/whole.txt")
 whole_what=$(summary)
-printf 'native check, main job (--target self-managed: %s): %.3f s (median of %d)\n' "$main_what" "$main" "$runs"
-printf 'native check, whole pack (%s): %.3f s (median of %d)\n' "$whole_what" "$whole" "$runs"
+printf 'native check, main job (--target self-managed: %s): %.2f s wall, %.2f s CPU (medians of %d)\n' "$main_what" "$main" "$main_cpu" "$runs"
+printf 'native check, whole pack (%s): %.2f s wall, %.2f s CPU (medians of %d)\n' "$whole_what" "$whole" "$whole_cpu" "$runs"
 
 if [ -z "$oracles" ]; then echo "skip: real helmfile timing needs STACKPROOF_ORACLES"; exit 0; fi
 s=$(date +%s.%N)
