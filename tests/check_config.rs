@@ -27,7 +27,11 @@ fn write(dir: &Path, rel: &str, text: &str) {
 const EMPTY_RULES: &str = "rules: []\n";
 
 fn parse_config(text: &str) -> Result<config::Config, InputError> {
-    let dir = scratch("parse");
+    // Tests run in parallel threads: each parse gets its own directory, or one test
+    // would remove the rule file another is about to glob.
+    static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch(&format!("parse-{n}"));
     write(&dir, "rules/a.yaml", EMPTY_RULES);
     let text: Arc<str> = text.into();
     parse(
