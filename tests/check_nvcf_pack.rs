@@ -27,7 +27,9 @@ fn nvcf() -> Option<PathBuf> {
     };
     let nvcf = dir.join("nvcf");
     if nvcf.join("deploy/stacks/self-managed/helmfile.d").is_dir() {
-        Some(nvcf)
+        // Configuration paths are normalized (no `..`); overlay lookups below must
+        // use the same spelling.
+        Some(nvcf.canonicalize().unwrap_or(nvcf))
     } else {
         eprintln!(
             "skipping: no NVCF checkout at {} (set STACKPROOF_SHARED)",
