@@ -154,7 +154,7 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
         if let Some(f) = &e.file {
             err = err.at(Location {
                 file: display_path(f, base),
-                line: 0,
+                line: e.line.unwrap_or(0),
                 column: 0,
             });
         }
