@@ -118,6 +118,17 @@ fn broken_mirror_fires_exactly_the_rules_aimed_at_each_bug() {
             "nvcf/pki/issuer-needs-cert-manager",
             "cert-manager",
         ),
+        // ... or declared outside cert-manager.
+        (
+            "issuer-outside-cert-manager",
+            "nvcf/pki/issuer-release-in-cert-manager",
+            "cert-manager",
+        ),
+        (
+            "issuer-outside-cert-manager",
+            "nvcf/pki/issuer-release-contract",
+            "cert-manager",
+        ),
         // (2) delegated worker tokens not switched on without the router.
         (
             "delegated-token-unset",
@@ -127,6 +138,11 @@ fn broken_mirror_fires_exactly_the_rules_aimed_at_each_bug() {
         (
             "delegated-token-unset",
             "nvcf/delegated-token/nvct-enabled",
+            "llm-disabled",
+        ),
+        (
+            "delegated-token-unset",
+            "nvcf/delegated-token/api-has-no-router-config",
             "llm-disabled",
         ),
         // (3) existingSecret mode: a Certificate rendered anyway (from an issuer the
@@ -150,6 +166,28 @@ fn broken_mirror_fires_exactly_the_rules_aimed_at_each_bug() {
             "mode-unguarded",
             "nvcf/fail-closed/pki-mode",
             "unknown-mode",
+        ),
+        // The router: a hook with nothing to provision, insecure QUIC, a Certificate
+        // that misses the headless names.
+        (
+            "router-hook-and-insecure-quic",
+            "nvcf/router/no-provisioning-hook",
+            "existing-secret",
+        ),
+        (
+            "router-hook-and-insecure-quic",
+            "nvcf/router/no-insecure-quic",
+            "cert-manager",
+        ),
+        (
+            "router-hook-and-insecure-quic",
+            "nvcf/router/no-insecure-quic",
+            "existing-secret",
+        ),
+        (
+            "certificate-misses-hosts",
+            "nvcf/router/certificate-covers-advertised-hosts",
+            "cert-manager",
         ),
         // (4) worker trust: a private key in the bundle; the router's key as trust.
         (
@@ -209,6 +247,7 @@ fn broken_mirror_fires_exactly_the_rules_aimed_at_each_bug() {
     // fail have no offending object to show, so their line is the rule's declaration;
     // every other finding also points at the stack (a state, values or a rendered line).
     let no_subject = [
+        "nvcf/pki/issuer-release-contract",
         "nvcf/existing-secret/router-mounts-secret",
         "nvcf/trust/worker-trust-configured",
         "nvcf/fail-closed/pki-mode",
