@@ -25,33 +25,46 @@ pub struct TemplateArgs {
     /// Values files (comma-separated or repeated).
     #[arg(short = 'f', long = "values", value_delimiter = ',')]
     pub values: Vec<String>,
+    /// Set values: `a.b=v,c[0]=w` (types inferred as helm does; repeatable).
     #[arg(long = "set")]
     pub set: Vec<String>,
+    /// Set values, always as strings (repeatable).
     #[arg(long = "set-string")]
     pub set_string: Vec<String>,
+    /// Set a value to the content of a file: `key=path` (repeatable).
     #[arg(long = "set-file")]
     pub set_file: Vec<String>,
+    /// Set values from JSON: `key=JSON` (repeatable).
     #[arg(long = "set-json")]
     pub set_json: Vec<String>,
+    /// Set one value, taken literally with no parsing of commas or dots (repeatable).
     #[arg(long = "set-literal")]
     pub set_literal: Vec<String>,
+    /// The release namespace (`.Release.Namespace`).
     #[arg(short = 'n', long = "namespace", default_value = "default")]
     pub namespace: String,
+    /// The Kubernetes version `.Capabilities.KubeVersion` reports.
     #[arg(long = "kube-version")]
     pub kube_version: Option<String>,
+    /// Extra API versions for `.Capabilities.APIVersions` (comma-separated or repeated).
     #[arg(short = 'a', long = "api-versions", value_delimiter = ',')]
     pub api_versions: Vec<String>,
+    /// Print the charts' `crds/` files too.
     #[arg(long = "include-crds")]
     pub include_crds: bool,
     /// Accepted for compatibility; `helm template` output does not change.
     #[arg(long = "skip-crds")]
     pub skip_crds: bool,
+    /// Print only the output of these template files (`templates/x.yaml`; repeatable).
     #[arg(short = 's', long = "show-only")]
     pub show_only: Vec<String>,
+    /// Leave out test hooks (`helm.sh/hook: test`).
     #[arg(long = "skip-tests")]
     pub skip_tests: bool,
+    /// Leave out every hook.
     #[arg(long = "no-hooks")]
     pub no_hooks: bool,
+    /// Render as an upgrade: `.Release.IsUpgrade` true, `.Release.IsInstall` false.
     #[arg(long = "is-upgrade")]
     pub is_upgrade: bool,
     /// Accepted for compatibility (only affects `--output-dir` in Helm).
@@ -60,6 +73,7 @@ pub struct TemplateArgs {
     /// Accepted for compatibility; Helm's `template` ignores it when no name is given.
     #[arg(short = 'g', long = "generate-name")]
     pub generate_name: bool,
+    /// Do not validate values against `values.schema.json`.
     #[arg(long = "skip-schema-validation")]
     pub skip_schema_validation: bool,
     /// Which Helm to imitate: 3 (v3.15.3) or 4 (v4.3.1).
