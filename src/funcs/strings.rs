@@ -477,6 +477,29 @@ fn next_valid_rune(st: &str, prev: char) -> (char, usize) {
     (prev, size)
 }
 
+/// Advances over runes while `keep(rune, size)` holds. `r` ends as the first rune not
+/// taken (xstrings peeks one rune ahead and keeps it); returns the size of the last
+/// rune taken, 0 when none was.
+fn take_while<'a>(
+    remaining: &mut &'a str,
+    offset: &mut usize,
+    r: &mut char,
+    keep: impl Fn(char, usize) -> bool,
+) -> usize {
+    let mut last = 0;
+    while !remaining.is_empty() {
+        let (c, sz) = next_valid_rune(remaining, *r);
+        *r = c;
+        if !keep(c, sz) {
+            break;
+        }
+        last = sz;
+        *offset += sz;
+        *remaining = &remaining[sz..];
+    }
+    last
+}
+
 /// xstrings `nextWord`: splits off the next word and classifies it.
 fn next_word(st: &str) -> (WordType, &str, &str) {
     if st.is_empty() {
@@ -488,48 +511,24 @@ fn next_word(st: &str) -> (WordType, &str, &str) {
         return (WordType::Invalid, &st[..offset], &st[offset..]);
     }
     let mut remaining = &st[size..];
+    let lower_letter = |c: char, _| is_alphabet(c) && !go_is_upper(c);
     let wt;
     if is_connector(r) {
         wt = WordType::Connector;
-        while !remaining.is_empty() {
-            let (c, sz) = next_valid_rune(remaining, r);
-            r = c;
-            if !is_connector(r) {
-                break;
-            }
-            offset += sz;
-            remaining = &remaining[sz..];
-        }
+        take_while(&mut remaining, &mut offset, &mut r, |c, _| is_connector(c));
     } else if go_is_punct(r) {
         wt = WordType::Punct;
-        while !remaining.is_empty() {
-            let (c, sz) = next_valid_rune(remaining, r);
-            r = c;
-            if !go_is_punct(r) {
-                break;
-            }
-            offset += sz;
-            remaining = &remaining[sz..];
-        }
+        take_while(&mut remaining, &mut offset, &mut r, |c, _| go_is_punct(c));
     } else if go_is_upper(r) {
         wt = WordType::UpperCase;
         if !remaining.is_empty() {
             let (c, sz) = next_valid_rune(remaining, r);
             r = c;
             if go_is_upper(r) {
-                let mut prev_size = sz;
                 offset += sz;
                 remaining = &remaining[sz..];
-                while !remaining.is_empty() {
-                    let (c, sz) = next_valid_rune(remaining, r);
-                    r = c;
-                    if !go_is_upper(r) {
-                        break;
-                    }
-                    prev_size = sz;
-                    offset += sz;
-                    remaining = &remaining[sz..];
-                }
+                let taken = take_while(&mut remaining, &mut offset, &mut r, |c, _| go_is_upper(c));
+                let prev_size = if taken > 0 { taken } else { sz };
                 // "HTTPStatus" is "HTTP" + "Status": give back the last capital.
                 if !remaining.is_empty() && is_alphabet(r) {
                     offset -= prev_size;
@@ -538,50 +537,20 @@ fn next_word(st: &str) -> (WordType, &str, &str) {
             } else if is_alphabet(r) {
                 offset += sz;
                 remaining = &remaining[sz..];
-                while !remaining.is_empty() {
-                    let (c, sz) = next_valid_rune(remaining, r);
-                    r = c;
-                    if !is_alphabet(r) || go_is_upper(r) {
-                        break;
-                    }
-                    offset += sz;
-                    remaining = &remaining[sz..];
-                }
+                take_while(&mut remaining, &mut offset, &mut r, lower_letter);
             }
         }
     } else if is_alphabet(r) {
         wt = WordType::Alphabet;
-        while !remaining.is_empty() {
-            let (c, sz) = next_valid_rune(remaining, r);
-            r = c;
-            if !is_alphabet(r) || go_is_upper(r) {
-                break;
-            }
-            offset += sz;
-            remaining = &remaining[sz..];
-        }
+        take_while(&mut remaining, &mut offset, &mut r, lower_letter);
     } else if go_is_number(r) {
         wt = WordType::Number;
-        while !remaining.is_empty() {
-            let (c, sz) = next_valid_rune(remaining, r);
-            r = c;
-            if !go_is_number(r) {
-                break;
-            }
-            offset += sz;
-            remaining = &remaining[sz..];
-        }
+        take_while(&mut remaining, &mut offset, &mut r, |c, _| go_is_number(c));
     } else {
         wt = WordType::Other;
-        while !remaining.is_empty() {
-            let (c, sz) = next_valid_rune(remaining, r);
-            r = c;
-            if sz == 0 || is_connector(r) || is_alphabet(r) || go_is_number(r) || go_is_punct(r) {
-                break;
-            }
-            offset += sz;
-            remaining = &remaining[sz..];
-        }
+        take_while(&mut remaining, &mut offset, &mut r, |c, sz| {
+            !(sz == 0 || is_connector(c) || is_alphabet(c) || go_is_number(c) || go_is_punct(c))
+        });
     }
     (wt, &st[..offset], remaining)
 }
