@@ -585,38 +585,41 @@ impl<'d> Decoder<'d> {
         self.doc.node(id).alias.map(|t| self.doc.node(t).kind)
     }
 
-    fn merge(&mut self, id: NodeId, out: &mut GoMap, mode: Target) -> Result<()> {
-        let kind = self.doc.node(id).kind;
-        match kind {
-            NodeKind::Mapping => self.merge_into(id, out, mode),
-            NodeKind::Alias => {
-                if let Some(k) = self.alias_target_kind(id) {
-                    if k != NodeKind::Mapping {
-                        return Err(self.want_map(id));
-                    }
+    /// The nodes a `<<` value merges, in the order they are applied: a map or an
+    /// alias of one, or each map of a sequence (earlier maps take precedence, so they
+    /// are applied last). Anything else is yaml.v2's "map merge requires..." error.
+    fn merge_sources(&self, id: NodeId) -> Result<Vec<NodeId>> {
+        let is_map = |n: NodeId| match self.doc.node(n).kind {
+            NodeKind::Mapping => true,
+            // An alias whose target is unknown is left to the merge to report.
+            NodeKind::Alias => self
+                .alias_target_kind(n)
+                .is_none_or(|k| k == NodeKind::Mapping),
+            _ => false,
+        };
+        if self.doc.node(id).kind == NodeKind::Sequence {
+            let children = &self.doc.node(id).children;
+            let mut out = Vec::with_capacity(children.len());
+            for &c in children.iter().rev() {
+                if !is_map(c) {
+                    return Err(self.want_map(c));
                 }
-                self.merge_into(id, out, mode)
+                out.push(c);
             }
-            NodeKind::Sequence => {
-                let children = self.doc.node(id).children.clone();
-                // Earlier maps take precedence, so they are applied last.
-                for &c in children.iter().rev() {
-                    let ck = self.doc.node(c).kind;
-                    if ck == NodeKind::Alias {
-                        if let Some(k) = self.alias_target_kind(c) {
-                            if k != NodeKind::Mapping {
-                                return Err(self.want_map(c));
-                            }
-                        }
-                    } else if ck != NodeKind::Mapping {
-                        return Err(self.want_map(c));
-                    }
-                    self.merge_into(c, out, mode)?;
-                }
-                Ok(())
-            }
-            _ => Err(self.want_map(id)),
+            return Ok(out);
         }
+        if is_map(id) {
+            Ok(vec![id])
+        } else {
+            Err(self.want_map(id))
+        }
+    }
+
+    fn merge(&mut self, id: NodeId, out: &mut GoMap, mode: Target) -> Result<()> {
+        for c in self.merge_sources(id)? {
+            self.merge_into(c, out, mode)?;
+        }
+        Ok(())
     }
 
     /// Decodes a mapping (possibly behind aliases) into an existing map.
@@ -831,36 +834,10 @@ impl<'d> Decoder<'d> {
     }
 
     fn rmerge(&mut self, id: NodeId, out: &mut Vec<REntry>, index: &mut GoMap) -> Result<()> {
-        let kind = self.doc.node(id).kind;
-        match kind {
-            NodeKind::Mapping => self.rmerge_into(id, out, index),
-            NodeKind::Alias => {
-                if let Some(k) = self.alias_target_kind(id) {
-                    if k != NodeKind::Mapping {
-                        return Err(self.want_map(id));
-                    }
-                }
-                self.rmerge_into(id, out, index)
-            }
-            NodeKind::Sequence => {
-                let children = self.doc.node(id).children.clone();
-                for &c in children.iter().rev() {
-                    let ck = self.doc.node(c).kind;
-                    if ck == NodeKind::Alias {
-                        if let Some(k) = self.alias_target_kind(c) {
-                            if k != NodeKind::Mapping {
-                                return Err(self.want_map(c));
-                            }
-                        }
-                    } else if ck != NodeKind::Mapping {
-                        return Err(self.want_map(c));
-                    }
-                    self.rmerge_into(c, out, index)?;
-                }
-                Ok(())
-            }
-            _ => Err(self.want_map(id)),
+        for c in self.merge_sources(id)? {
+            self.rmerge_into(c, out, index)?;
         }
+        Ok(())
     }
 
     fn rmerge_into(&mut self, id: NodeId, out: &mut Vec<REntry>, index: &mut GoMap) -> Result<()> {
