@@ -310,9 +310,6 @@ impl Object for VersionSet {
     fn kind(&self) -> Kind {
         Kind::Slice
     }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
     fn has_method(&self, name: &str) -> bool {
         name == "Has"
     }

@@ -142,9 +142,6 @@ impl Object for Files {
     fn kind(&self) -> Kind {
         Kind::Map
     }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
     fn has_method(&self, name: &str) -> bool {
         matches!(
             name,

@@ -1661,10 +1661,6 @@ impl Object for TimeValue {
         Kind::Struct
     }
 
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
-
     fn has_method(&self, name: &str) -> bool {
         matches!(
             name,
@@ -1837,10 +1833,6 @@ impl Object for DurationValue {
         Kind::Int
     }
 
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
-
     fn has_method(&self, name: &str) -> bool {
         matches!(
             name,
@@ -1884,10 +1876,6 @@ impl Object for NamedInt {
         Kind::Int
     }
 
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
-
     fn has_method(&self, name: &str) -> bool {
         name == "String"
     }
@@ -1915,10 +1903,6 @@ impl Object for NamedInt {
 impl Object for LocationValue {
     fn type_name(&self) -> String {
         "*time.Location".to_string()
-    }
-
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
     }
 
     fn has_method(&self, name: &str) -> bool {

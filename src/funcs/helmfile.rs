@@ -196,9 +196,6 @@ impl crate::template::Object for DirEntryObj {
     fn type_name(&self) -> String {
         "*os.unixDirent".to_string()
     }
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
     fn has_method(&self, name: &str) -> bool {
         matches!(name, "Name" | "IsDir")
     }

@@ -601,10 +601,6 @@ impl Object for SemverObject {
         }
     }
 
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
-
     fn has_method(&self, name: &str) -> bool {
         VALUE_METHODS.contains(&name)
             || (self.pointer

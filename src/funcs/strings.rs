@@ -480,8 +480,8 @@ fn next_valid_rune(st: &str, prev: char) -> (char, usize) {
 /// Advances over runes while `keep(rune, size)` holds. `r` ends as the first rune not
 /// taken (xstrings peeks one rune ahead and keeps it); returns the size of the last
 /// rune taken, 0 when none was.
-fn take_while<'a>(
-    remaining: &mut &'a str,
+fn take_while(
+    remaining: &mut &str,
     offset: &mut usize,
     r: &mut char,
     keep: impl Fn(char, usize) -> bool,

@@ -363,8 +363,11 @@ pub trait Object: Send + Sync {
         Kind::Ptr
     }
 
-    /// An exported field's value, or `None` if the type has no such field.
-    fn field(&self, name: &str) -> Option<Value>;
+    /// An exported field's value, or `None` if the type has no such field (the
+    /// default: most host types expose methods only).
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
 
     /// Whether the type has a method of this name.
     fn has_method(&self, _name: &str) -> bool {

@@ -98,10 +98,6 @@ impl Object for GoTime {
         Kind::Struct
     }
 
-    fn field(&self, _name: &str) -> Option<Value> {
-        None
-    }
-
     fn fmt_v(&self, _plus: bool) -> String {
         self.go_string()
     }
