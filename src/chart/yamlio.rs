@@ -4,7 +4,7 @@
 //! Keeping every YAML call behind these few functions keeps the chart code
 //! independent of the codec's wider API (`crate::funcs::codec::yaml`).
 
-use crate::funcs::codec::yaml::{decode, helm_to_yaml, DecodeOptions, HelmTarget, Mode};
+use crate::funcs::codec::yaml::{self, decode, helm_to_yaml, DecodeOptions, HelmTarget, Mode};
 use crate::template::{Map, Value};
 
 /// Decodes a YAML document the way Helm reads values: YAML 1.1 scalars, then a JSON
@@ -33,13 +33,13 @@ pub fn decode_helm_spanned(text: &str) -> Result<Value, Option<crate::source::Sp
 /// Decodes a YAML document keeping yaml.v2's scalar types (`int` stays `int`), with
 /// map keys converted to strings as `sigs.k8s.io/yaml` does. Used for chart files
 /// that are decoded into Go structs (`Chart.yaml`), where the original scalar type
-/// decides how it is coerced to a string field.
+/// decides how it is coerced to a string field. The result is shared: read it only.
 pub fn decode_typed(text: &str) -> Result<Value, String> {
     let opts = DecodeOptions {
         mode: Mode::V2JsonKeys,
         strict: false,
     };
-    decode(text, &opts).map_err(|e| e.message)
+    yaml::decode_shared(text, &opts).map_err(|e| e.message)
 }
 
 /// Helm's `toYaml`: `sigs.k8s.io/yaml.Marshal` (JSON round trip, then yaml.v2),

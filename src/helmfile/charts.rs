@@ -19,9 +19,9 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use crate::source::Vfs;
+use crate::source::{Memo, Vfs};
 
 /// A chart found by discovery.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +38,24 @@ pub struct ChartSources {
     pub map: BTreeMap<String, PathBuf>,
     /// Directories searched for `Chart.yaml`, first match wins.
     pub search_dirs: Vec<PathBuf>,
-    index: OnceLock<Vec<IndexedChart>>,
+    index: OnceLock<Arc<Vec<IndexedChart>>>,
+}
+
+/// Two source sets are equal when they name the same map and directories (the index
+/// is derived from those).
+impl PartialEq for ChartSources {
+    fn eq(&self, other: &Self) -> bool {
+        self.map == other.map && self.search_dirs == other.search_dirs
+    }
+}
+
+impl Eq for ChartSources {}
+
+impl std::hash::Hash for ChartSources {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.map.hash(state);
+        self.search_dirs.hash(state);
+    }
 }
 
 impl Clone for ChartSources {
@@ -180,7 +197,14 @@ impl ChartSources {
 
     /// Every chart under the search directories, in search order.
     pub fn charts(&self, vfs: &Vfs) -> &[IndexedChart] {
+        // Every cell of a matrix builds its own sources over the same directories;
+        // the walk is done once per process for each (directories, view).
+        static INDEXES: Memo<(Vec<PathBuf>, Vfs), Arc<Vec<IndexedChart>>> = Memo::new(64);
         self.index.get_or_init(|| {
+            let key = (self.search_dirs.clone(), vfs.clone());
+            if let Some(idx) = INDEXES.get(&key) {
+                return idx;
+            }
             let mut out = Vec::new();
             for d in &self.search_dirs {
                 let mut found = Vec::new();
@@ -198,6 +222,8 @@ impl ChartSources {
                     out.push(IndexedChart { name, version, dir });
                 }
             }
+            let out = Arc::new(out);
+            INDEXES.insert(key, out.clone());
             out
         })
     }

@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 
 use super::ynode::YNode;
 use crate::funcs::codec::yaml;
-use crate::source::SourceFile;
+use crate::source::{Memo, SourceFile};
 use crate::template::{Host, Registry, Value};
 
 /// Go's `missingkey` option.
@@ -199,8 +199,9 @@ pub fn encode_yaml(v: &Value) -> Result<String, YamlError> {
     yaml::encode_v2(v).map_err(|e| YamlError(e.message))
 }
 
-/// What `helm template` needs for one release.
-#[derive(Debug, Clone)]
+/// What `helm template` needs for one release. Everything a render reads is here or
+/// on disk (which stackproof never writes), so equal calls print equal bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ChartCall {
     pub release_name: String,
     pub namespace: String,
@@ -225,12 +226,46 @@ pub struct ChartCall {
 }
 
 /// Renders a chart the way `helm template` (v3.15) prints it, returning stdout.
+///
+/// Cells of a matrix often hand a release the same call (those whose values no axis
+/// touches), so results are remembered per call: a render is a pure function of it,
+/// its random functions included (they draw from `seed`).
 pub fn render_chart(call: &ChartCall) -> Result<String, String> {
+    static RENDERS: Memo<ChartCall, Result<String, String>> = Memo::new(1024);
+    if let Some(out) = RENDERS.get(call) {
+        return out;
+    }
+    let out = render_chart_uncached(call);
+    RENDERS.insert(call.clone(), out.clone());
+    out
+}
+
+fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
     use crate::chart::render::{render, RenderOptions};
     use crate::chart::values::{ValueOptions, ValuesSource};
     use crate::chart::Chart;
-    let loaded = Chart::load(&call.chart_dir, &call.vfs).map_err(|e| e.message)?;
-    let chart = complete_chart(&loaded, call)?;
+    // The prepared chart depends on these alone; keeping it lets later renders reuse
+    // its parsed templates, which are cached on the chart.
+    type ChartKey = (
+        PathBuf,
+        crate::source::Vfs,
+        Option<String>,
+        super::charts::ChartSources,
+    );
+    static CHARTS: Memo<ChartKey, Result<Arc<Chart>, String>> = Memo::new(256);
+    let key = (
+        call.chart_dir.clone(),
+        call.vfs.clone(),
+        call.version_override.clone(),
+        call.dependency_sources.clone(),
+    );
+    let chart = CHARTS.get(&key).unwrap_or_else(|| {
+        let chart = Chart::load(&call.chart_dir, &call.vfs)
+            .map_err(|e| e.message)
+            .and_then(|loaded| complete_chart(&loaded, call));
+        CHARTS.insert(key, chart.clone());
+        chart
+    })?;
     let opts = RenderOptions {
         release_name: call.release_name.clone(),
         namespace: if call.namespace.is_empty() {

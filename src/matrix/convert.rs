@@ -144,7 +144,7 @@ pub fn decode_yaml_value(text: &str) -> Result<Json, goyaml::YamlError> {
         mode: Mode::V2JsonKeys,
         strict: false,
     };
-    goyaml::decode(text, &opts).map(|v| to_json(&v))
+    goyaml::decode_shared(text, &opts).map(|v| to_json(&v))
 }
 
 /// Decodes the first document of `text` (shown as `file`, starting at `first_line`).

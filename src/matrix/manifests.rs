@@ -8,9 +8,19 @@
 
 use serde_json::Value as Json;
 
+use std::sync::Arc;
+
 use super::convert::decode_yaml_value;
 use super::model::{LazyOrigins, Manifest, RenderError};
-use crate::source::Location;
+use crate::funcs::codec::yaml::YamlError;
+use crate::source::{Location, Memo};
+
+/// A document's decoded body. Cells of a matrix render most documents identically,
+/// so each distinct text is decoded once per process.
+fn decode_document(text: &str) -> Result<Arc<Json>, YamlError> {
+    static DOCS: Memo<String, Result<Arc<Json>, YamlError>> = Memo::new(16384);
+    DOCS.get_or_compute(text, || decode_yaml_value(text).map(Arc::new))
+}
 
 /// Splits a YAML stream on `---` lines and parses each document. `file` names the
 /// stream in locations; `first_line` is the line of `text`'s first line in that file.
@@ -18,7 +28,7 @@ pub fn parse_stream(text: &str, file: &str) -> Result<Vec<Manifest>, RenderError
     let mut out = Vec::new();
     for chunk in split_documents(text) {
         let body_text = chunk.text;
-        let decoded = match decode_yaml_value(body_text) {
+        let decoded = match decode_document(body_text) {
             Ok(d) => d,
             Err(e) => {
                 let line = e
@@ -35,7 +45,7 @@ pub fn parse_stream(text: &str, file: &str) -> Result<Vec<Manifest>, RenderError
                 }));
             }
         };
-        match &decoded {
+        match &*decoded {
             Json::Null => continue,
             Json::Object(_) => {}
             other => {

@@ -284,7 +284,8 @@ pub struct Manifest {
     pub api_version: String,
     pub name: String,
     pub namespace: Option<String>,
-    pub body: Json,
+    /// Shared: cells that render the same document share one decoded body.
+    pub body: Arc<Json>,
     /// The document's text exactly as rendered.
     pub text: Arc<str>,
     /// The chart template that produced it (`chart/templates/x.yaml`), and its line

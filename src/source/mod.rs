@@ -7,8 +7,10 @@
 //! repository does not hold (for example an environment's secrets file). Nothing in
 //! stackproof writes through a `Vfs`: inputs are read-only by construction.
 
+mod memo;
 mod vfs;
 
+pub use memo::Memo;
 pub use vfs::{Vfs, VfsError};
 
 use std::fmt;

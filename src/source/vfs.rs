@@ -24,8 +24,8 @@ pub enum VfsError {
 
 /// Read-only file access, rooted nowhere in particular: paths are used as given
 /// (absolute, or relative to the process's working directory), after lexical
-/// normalisation. Cloning is cheap.
-#[derive(Clone, Default, Debug)]
+/// normalisation. Cloning is cheap. Two views are equal when their overlays are.
+#[derive(Clone, Default, Debug, PartialEq, Eq, Hash)]
 pub struct Vfs {
     overlays: Arc<BTreeMap<PathBuf, Arc<[u8]>>>,
 }

@@ -76,12 +76,12 @@ pub use decode::{GoMap, GoValue, REntry, RKind, RNode};
 pub use encode::natural_cmp;
 pub use scanner::ScalarStyle;
 
-use crate::source::Span;
+use crate::source::{Memo, Span};
 use crate::template::{List, Map, MapType, UintType, Value};
 use decode::{Decoder, RawSeg, SpanRecord, Target};
 
 /// Which program's decoding pipeline to imitate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     /// sigs.k8s.io/yaml `Unmarshal` into the given Go target.
     Helm(HelmTarget),
@@ -98,7 +98,7 @@ pub enum Mode {
 }
 
 /// The Go value sigs.k8s.io/yaml decodes the JSON into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum HelmTarget {
     /// `interface{}`: any document.
     Any,
@@ -110,7 +110,7 @@ pub enum HelmTarget {
 }
 
 /// How to decode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct DecodeOptions {
     pub mode: Mode,
     /// yaml.v2 strict mode: duplicate keys (also against merged keys) are errors.
@@ -373,6 +373,32 @@ pub fn decode_raw(text: &str, strict: bool, string_map: bool) -> Result<GoValue,
 
 /// Decodes the first document of `text` as the selected program does.
 pub fn decode(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
+    // The table keeps a private copy (maps are shared, mutable storage), and each
+    // caller gets its own.
+    decode_shared(text, opts).map(|v| v.deep_copy())
+}
+
+/// [`decode`] for readers: the result may share its maps with a process-wide table,
+/// so it must never be mutated (converting or inspecting it is fine).
+///
+/// A stack hands the same values files to many releases, and a matrix renders the
+/// same documents in many cells: larger texts are decoded once per process.
+pub fn decode_shared(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
+    static DECODED: Memo<(String, DecodeOptions), Result<Value, YamlError>> = Memo::new(4096);
+    const MEMO_MIN_LEN: usize = 256;
+    if text.len() < MEMO_MIN_LEN {
+        return decode_uncached(text, opts);
+    }
+    let key = (text.to_string(), *opts);
+    if let Some(hit) = DECODED.get(&key) {
+        return hit;
+    }
+    let out = decode_uncached(text, opts);
+    DECODED.insert(key, out.clone());
+    out
+}
+
+fn decode_uncached(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
     let doc = parse_first(text).map_err(|e| wrap_mode(e, opts))?;
     decode_doc(doc.as_ref(), text, opts, false).map(|(v, _)| v)
 }
