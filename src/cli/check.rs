@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use crate::matrix::config::{self, display_path, Config, LoadOptions};
 use crate::matrix::error::InputError;
+use crate::matrix::model::RenderedCell;
 use crate::matrix::render::{render_cells, CellRef, Renderers};
 use crate::report::{self, Format, Report, Sources};
 use crate::rules::eval::{evaluate, EvalOptions};
@@ -163,16 +164,22 @@ pub fn run_check(
         .par_iter()
         .zip(cells.par_iter())
         .flat_map(|(cell, r)| {
+            let siblings: Vec<&RenderedCell> = rendered
+                .iter()
+                .zip(&cells)
+                .filter(|(_, o)| o.target == r.target && o.cell != r.cell)
+                .map(|(c, _)| c)
+                .collect();
             let only = &config.targets[r.target].cells[r.cell].rules;
             if only.is_empty() {
-                evaluate(&per_target[r.target], cell, opts)
+                evaluate(&per_target[r.target], cell, &siblings, opts)
             } else {
                 let rules: Vec<Arc<Rule>> = per_target[r.target]
                     .iter()
                     .filter(|rule| only.iter().any(|p| glob_match(p, &rule.id)))
                     .cloned()
                     .collect();
-                evaluate(&rules, cell, opts)
+                evaluate(&rules, cell, &siblings, opts)
             }
         })
         .collect();

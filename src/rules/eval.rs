@@ -35,9 +35,18 @@ impl Default for EvalOptions {
     }
 }
 
-/// Evaluates every rule on a cell.
-pub fn evaluate(rules: &[Arc<Rule>], cell: &RenderedCell, opts: EvalOptions) -> Vec<Outcome> {
-    rules.iter().map(|r| evaluate_rule(r, cell, opts)).collect()
+/// Evaluates every rule on a cell. `siblings` are the other cells of the same target
+/// rendered in this run, for the kinds that compare cells.
+pub fn evaluate(
+    rules: &[Arc<Rule>],
+    cell: &RenderedCell,
+    siblings: &[&RenderedCell],
+    opts: EvalOptions,
+) -> Vec<Outcome> {
+    rules
+        .iter()
+        .map(|r| evaluate_rule(r, cell, siblings, opts))
+        .collect()
 }
 
 fn rule_location(rule: &Rule) -> FindingLocation {
@@ -61,7 +70,12 @@ fn when_context(cell: &RenderedCell) -> Json {
 }
 
 /// Evaluates one rule on one cell.
-pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Outcome {
+pub fn evaluate_rule(
+    rule: &Rule,
+    cell: &RenderedCell,
+    siblings: &[&RenderedCell],
+    opts: EvalOptions,
+) -> Outcome {
     let mut outcome = Outcome {
         rule: rule.id.clone(),
         target: cell.target.clone(),
@@ -153,6 +167,8 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
             let ctx = Ctx {
                 cell,
                 sel: &sel,
+                selector: &rule.selector,
+                siblings,
                 layer: rule.layer,
                 now: opts.now,
                 allow_empty: rule.allow_empty,
@@ -178,6 +194,8 @@ pub fn evaluate_rule(rule: &Rule, cell: &RenderedCell, opts: EvalOptions) -> Out
     let ctx = Ctx {
         cell,
         sel: &sel,
+        selector: &rule.selector,
+        siblings,
         layer: rule.layer,
         now: opts.now,
         allow_empty: rule.allow_empty,

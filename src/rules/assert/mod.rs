@@ -49,6 +49,8 @@ kinds! {
     not_expired_within,
     fingerprint_is,
     key_not_trusted,
+    differs_from,
+    same_as,
 }
 
 /// An assertion kind.
@@ -95,6 +97,10 @@ pub trait Assertion: Send + Sync {
 pub struct Ctx<'a, 's> {
     pub cell: &'a RenderedCell,
     pub sel: &'s Selection<'a>,
+    /// The rule's selector, for kinds that apply it to another cell.
+    pub selector: &'s Selector,
+    /// The other cells of the same target rendered in this run.
+    pub siblings: &'s [&'a RenderedCell],
     pub layer: Layer,
     /// Unix seconds.
     pub now: i64,
@@ -132,6 +138,43 @@ impl<'a> Ctx<'a, '_> {
             label: Some(label.to_string()),
         })
     }
+}
+
+impl<'a> Ctx<'a, '_> {
+    /// The rule's selection in the sibling cell `name`, or why there is none.
+    pub fn select_in(&self, name: &str) -> Result<Selection<'a>, String> {
+        let other = self
+            .siblings
+            .iter()
+            .find(|c| c.cell == name)
+            .ok_or_else(|| {
+                format!(
+                    "cannot compare with cell `{name}`: it is not a cell of target `{}` rendered in this run (a `--cell` filter must include it)",
+                    self.cell.target
+                )
+            })?;
+        Ok(select::select(other, self.layer, self.selector))
+    }
+}
+
+/// A node's identity across cells: the object (or release) it belongs to and its path.
+pub fn node_key(sel: &Selection<'_>, node: &Node<'_>) -> (String, String) {
+    let s = &sel.subjects[node.subject];
+    let owner = match (&s.resource, s.release) {
+        (Some(r), _) => r.to_string(),
+        (None, Some(rel)) => rel.to_string(),
+        (None, None) => String::new(),
+    };
+    (owner, node.path.clone())
+}
+
+/// Parameters of the kinds that compare with another cell.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "CompareCellParams")]
+pub struct CompareCell {
+    /// The name of the other cell (of the same target).
+    pub cell: String,
 }
 
 /// One way an assertion failed.
@@ -449,6 +492,8 @@ impl Lookup {
         let inner = Ctx {
             cell: cx.cell,
             sel: &sel,
+            selector: &self.selector,
+            siblings: cx.siblings,
             layer,
             now: cx.now,
             allow_empty: cx.allow_empty,

@@ -1,0 +1,73 @@
+//! `same-as`: the selected values are the same in this cell and another one.
+
+use std::collections::BTreeMap;
+
+use super::{
+    json_eq, node_key, params, schema_of, show, Assertion, CompareCell, Ctx, KindDef, Violation,
+};
+use crate::matrix::yaml::{YNode, YamlError};
+
+pub(super) static KIND: KindDef = KindDef {
+    name: "same-as",
+    summary: "Every selected value equals the same value in another cell of the target.",
+    what: "Applies the rule's selector to the named cell of the same target too, and pairs the \
+nodes by object (or release) and path. Each node selected here must have a partner there with an \
+equal value (numbers by value, maps and lists deeply).",
+    why: "Stability is an invariant too: toggling an unrelated feature must not rename a \
+Service, change a checksum (and roll every pod) or move a release to another namespace.",
+    example: r#"rules:
+  - id: stable-checksum
+    title: Toggling tracing does not roll the API
+    layer: manifests
+    when: cell == "tracing-on"
+    select:
+      kind: Deployment
+      name: api
+      path: "$.spec.template.metadata.annotations['checksum/config']"
+    assert:
+      - same-as: {cell: tracing-off}
+"#,
+    empty_ok: false,
+    missing_ok: false,
+    on_failed_layer: false,
+    schema: schema_of::<CompareCell>,
+    build: |node: &YNode| -> Result<Box<dyn Assertion>, YamlError> {
+        Ok(Box::new(SameAs(params(node)?)))
+    },
+};
+
+struct SameAs(CompareCell);
+
+impl Assertion for SameAs {
+    fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
+        let other = match cx.select_in(&self.0.cell) {
+            Ok(o) => o,
+            Err(e) => return vec![Violation::whole(e)],
+        };
+        let there: BTreeMap<_, _> = other
+            .nodes
+            .iter()
+            .map(|n| (node_key(&other, n), n.value))
+            .collect();
+        cx.sel
+            .nodes
+            .iter()
+            .filter_map(|n| match there.get(&node_key(cx.sel, n)) {
+                None => Some(Violation::at(
+                    n,
+                    format!("cell `{}` has no such value", self.0.cell),
+                )),
+                Some(p) if !json_eq(n.value, p) => Some(Violation::at(
+                    n,
+                    format!(
+                        "{} here, but {} in cell `{}`",
+                        show(n.value),
+                        show(p),
+                        self.0.cell
+                    ),
+                )),
+                Some(_) => None,
+            })
+            .collect()
+    }
+}
