@@ -30,7 +30,8 @@ fn check(file: &str) -> Report {
 
 /// The rules this mirror covers: every rule of `baggage.yaml`, `observability.yaml` and
 /// `pdb.yaml`.
-const RULES: [&str; 25] = [
+const RULES: [&str; 26] = [
+    "nvcf/baggage/checksum-changes-with-allowlist",
     "nvcf/baggage/checksum-rolls-deployment",
     "nvcf/baggage/config-map",
     "nvcf/baggage/default-absent",
@@ -116,6 +117,12 @@ fn observability_mirror_passes_with_every_rule_evaluated() {
         ),
         (
             "nvcf/baggage/checksum-rolls-deployment",
+            "baggage",
+            "changed",
+        ),
+        // `changed` against `configured`: the allowlist moved the checksum.
+        (
+            "nvcf/baggage/checksum-changes-with-allowlist",
             "baggage",
             "changed",
         ),
@@ -285,6 +292,18 @@ fn broken_observability_mirror_fires_exactly_the_rules_aimed_at_each_bug() {
         (
             "baggage-deployment-not-rolled",
             "nvcf/baggage/checksum-rolls-deployment",
+            "changed",
+        ),
+        // Without the annotation there is nothing to compare; with the allowlist not
+        // threaded the checksum stays what it was in `configured`.
+        (
+            "baggage-deployment-not-rolled",
+            "nvcf/baggage/checksum-changes-with-allowlist",
+            "changed",
+        ),
+        (
+            "baggage-not-threaded",
+            "nvcf/baggage/checksum-changes-with-allowlist",
             "changed",
         ),
         // Profiles: a second metrics backend (and one for the disabled profile), the
