@@ -208,10 +208,16 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
     let mut manifests_layer = Vec::new();
     let mut sources = VirtualSources::default();
     let mut failed_before: Option<String> = None;
+    // Rendered texts differ between cells (and targets), while one report holds the
+    // sources of all of them: their names say whose they are.
+    let scope = format!("{}/{}", req.target.name, req.cell.name);
     for (st, r) in out.rendered() {
         let id = release_id(r);
         let state_dir = st.path.parent().unwrap_or(working_dir);
-        values_layer.push((id.clone(), release_values(r, state_dir, base, &mut sources)));
+        values_layer.push((
+            id.clone(),
+            release_values(r, state_dir, base, &scope, &mut sources),
+        ));
         let manifests = match &r.manifests {
             Some(text) => {
                 let name = format!(
@@ -259,12 +265,13 @@ fn convert(req: &RenderRequest<'_>, out: &StackRender, working_dir: &Path) -> Re
 
 /// A release's merged values, with each leaf traced to the values file that set it
 /// last. A `.gotmpl` file is traced in its rendered text, which is kept as a virtual
-/// source (`<file> (rendered)`) so reports show the lines the numbers refer to; one copy
-/// per cell unless releases render it differently.
+/// source (`<file> (rendered in <target>/<cell>)`) so reports show the lines the numbers
+/// refer to; one copy per cell unless releases render it differently.
 fn release_values(
     r: &ReleaseRender,
     dir: &Path,
     base: &Path,
+    scope: &str,
     sources: &mut VirtualSources,
 ) -> Result<ReleaseValues, RenderError> {
     let merged = merge_values_files(&r.values_files).map_err(|e| RenderError::new(e.message))?;
@@ -276,9 +283,9 @@ fn release_values(
         let (name, text) = match &f.path {
             Some(p) if p.ends_with(".gotmpl") => {
                 let file = shown(p, dir, base);
-                let mut name = format!("{file} (rendered)");
+                let mut name = format!("{file} (rendered in {scope})");
                 if sources.files.get(&name).is_some_and(|t| **t != *f.content) {
-                    name = format!("{file} (rendered for {})", release_id(r));
+                    name = format!("{file} (rendered for {} in {scope})", release_id(r));
                 }
                 let text = sources
                     .files
