@@ -80,7 +80,7 @@ fn clean_run_prints_only_the_summary() {
     let r = report(&["mode=certManager"], &["*-quiet*"]);
     assert!(r.findings.is_empty());
     assert_eq!(r.exit_code(), 0);
-    insta::assert_snapshot!(report::render(&r, Format::Human, false), @"1 target, 1 cell, 25 rules, 0 findings in 0.00s");
+    insta::assert_snapshot!(report::render(&r, Format::Human, false), @"1 target, 1 cell, 27 rules, 0 findings in 0.00s");
 }
 
 #[test]

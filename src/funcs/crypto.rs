@@ -617,6 +617,46 @@ fn key_cache() -> &'static KeyCache {
 
 const KEY_CACHE_LIMIT: usize = 512;
 
+/// An RSA key shaped like Go's `rsa.GenerateKey` makes them: e = 65537 and two primes
+/// of half the size with their top two bits set, so the modulus has exactly `bits`
+/// bits. The two primes are searched for at the same time, each from its own stream
+/// drawn from `rng`: a key costs the slower search rather than the sum of both, which
+/// is most of a chart's render time when it calls `genCA` (the search itself is what
+/// it is in Go too).
+fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, String> {
+    use crypto_primes::hazmat::{SetBits, SmallFactorsSieveFactory};
+    use crypto_primes::{is_prime, sieve_and_find, Flavor};
+    use rand_core::Rng;
+    use rsa::BoxedUint;
+
+    let half = u32::try_from(bits / 2)
+        .ok()
+        .filter(|b| *b >= 16 && bits % 2 == 0)
+        .ok_or_else(|| format!("crypto/rsa: unsupported key size {bits}"))?;
+    let prime = |seed: [u8; 32]| -> Result<BoxedUint, String> {
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        let factory = SmallFactorsSieveFactory::new(Flavor::Any, half, SetBits::TwoMsb)
+            .map_err(|e| e.to_string())?;
+        sieve_and_find(&mut rng, factory, |_, c| is_prime(Flavor::Any, c))
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| "crypto/rsa: no prime found".to_string())
+    };
+    loop {
+        let (mut sp, mut sq) = ([0u8; 32], [0u8; 32]);
+        rng.fill_bytes(&mut sp);
+        rng.fill_bytes(&mut sq);
+        let (p, q) = rayon::join(|| prime(sp), || prime(sq));
+        let (p, q) = (p?, q?);
+        if p == q {
+            continue;
+        }
+        // Fails only when 65537 divides p-1 or q-1; Go draws new primes then too.
+        if let Ok(key) = rsa::PrivateKey::from_p_q(p, q, BoxedUint::from(65537u64)) {
+            return Ok(key);
+        }
+    }
+}
+
 /// A new key drawn from the host's seeded stream.
 pub(crate) fn generate_key(host: &Host, kind: KeyKind) -> Result<PrivKey, String> {
     let seed = host.derive_seed();
@@ -625,9 +665,7 @@ pub(crate) fn generate_key(host: &Host, kind: KeyKind) -> Result<PrivKey, String
     }
     let mut rng = ChaCha20Rng::from_seed(seed);
     let key = match kind {
-        KeyKind::Rsa(bits) => PrivKey::Rsa(Box::new(
-            rsa::PrivateKey::new(&mut rng, bits).map_err(|e| e.to_string())?,
-        )),
+        KeyKind::Rsa(bits) => PrivKey::Rsa(Box::new(generate_rsa(&mut rng, bits)?)),
         KeyKind::Ecdsa => {
             use rand_core::Rng;
             loop {
