@@ -51,13 +51,13 @@ fn main() {
     );
     let helm = median(
         || {
-            let _ = yaml::decode(&text, &DecodeOptions::HELM_MAP).expect("decode");
+            let _ = yaml::decode_uncached(&text, &DecodeOptions::HELM_MAP).expect("decode");
         },
         runs,
     );
     let hf = median(
         || {
-            let _ = yaml::decode(&text, &DecodeOptions::HELMFILE_MAP).expect("decode");
+            let _ = yaml::decode_uncached(&text, &DecodeOptions::HELMFILE_MAP).expect("decode");
         },
         runs,
     );

@@ -339,11 +339,18 @@ impl Scanner {
 
     /// Makes sure the next `n` characters have been loaded, reporting a reader error
     /// if loading them meets a character YAML forbids.
+    // Called for nearly every character: the common case (already checked) stays inline.
+    #[inline(always)]
     fn cache(&mut self, n: usize) -> Result<()> {
-        let pos = self.mark.offset;
-        if pos + 4 * n <= self.decoded_end {
+        if self.mark.offset + 4 * n <= self.decoded_end {
             return Ok(());
         }
+        self.cache_more(n)
+    }
+
+    #[inline(never)]
+    fn cache_more(&mut self, n: usize) -> Result<()> {
+        let pos = self.mark.offset;
         // Find the byte position just after the n-th character.
         let mut end = pos;
         for _ in 0..n {
