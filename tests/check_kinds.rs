@@ -121,3 +121,50 @@ fn findings_are_stable() {
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
 }
+
+/// A run restricted to one cell still renders the cells its rules compare with (as
+/// context: not evaluated, not counted), so `differs-from`/`same-as` keep their meaning.
+#[test]
+fn cell_filter_renders_the_cells_compared_with() {
+    let dir = testdata();
+    let cfg = load(
+        &dir.join("stackproof.yaml"),
+        &LoadOptions {
+            root: None,
+            display_base: Some(dir.clone()),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let filters = Filters {
+        rules: vec!["differs-from-*".into(), "same-as-*".into()],
+        cells: vec!["mode=existingSecret".into()],
+        targets: Vec::new(),
+    };
+    let r = run_check(&cfg, &Renderers::builtin(), &filters).unwrap_or_else(|e| panic!("{e}"));
+    let cells: std::collections::BTreeSet<&str> =
+        r.outcomes.iter().map(|o| o.cell.as_str()).collect();
+    assert_eq!(
+        cells,
+        std::collections::BTreeSet::from(["mode=existingSecret"])
+    );
+    let status = |id: &str| {
+        r.outcomes
+            .iter()
+            .find(|o| o.rule == id)
+            .map(|o| o.status.clone())
+    };
+    assert_eq!(status("differs-from-quiet"), Some(Status::Passed));
+    assert_eq!(status("same-as-quiet"), Some(Status::Passed));
+    assert_eq!(status("differs-from-fires"), Some(Status::Failed));
+    assert_eq!(status("same-as-fires"), Some(Status::Failed));
+    let unknown: Vec<&str> = r
+        .findings
+        .iter()
+        .filter(|f| f.rule == "differs-from-fires-unknown-cell")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(
+        unknown.len() == 1 && unknown[0].contains("no-such-cell"),
+        "{unknown:?}"
+    );
+}

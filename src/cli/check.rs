@@ -156,13 +156,36 @@ pub fn run_check(
         }
     }
 
+    // Cells that rules of the selected ones compare with are rendered too, as context:
+    // their rules are not evaluated and they do not count in the summary.
+    let evaluated = cells.len();
+    let mut context = Vec::new();
+    for c in &cells {
+        let target = &config.targets[c.target];
+        let wanted = per_target[c.target]
+            .iter()
+            .flat_map(|r| r.assertions.iter())
+            .filter_map(|a| a.assertion.other_cell());
+        for name in wanted {
+            if let Some(ci) = target.cells.iter().position(|x| x.name == name) {
+                let r = CellRef {
+                    target: c.target,
+                    cell: ci,
+                };
+                if !cells.contains(&r) && !context.contains(&r) {
+                    context.push(r);
+                }
+            }
+        }
+    }
+    cells.extend(context);
     let rendered = render_cells(config, renderers, &cells);
     let opts = EvalOptions {
         now: config.now.unwrap_or_else(|| EvalOptions::default().now),
     };
-    let outcomes: Vec<_> = rendered
+    let outcomes: Vec<_> = rendered[..evaluated]
         .par_iter()
-        .zip(cells.par_iter())
+        .zip(cells[..evaluated].par_iter())
         .flat_map(|(cell, r)| {
             let siblings: Vec<&RenderedCell> = rendered
                 .iter()
@@ -186,7 +209,7 @@ pub fn run_check(
 
     let mut sources = Sources::default();
     sources.disk_base = Some(config.display_base.clone());
-    for c in &rendered {
+    for c in &rendered[..evaluated] {
         for (name, text) in &c.sources.files {
             sources.insert(name.clone(), text.clone());
         }
@@ -194,11 +217,11 @@ pub fn run_check(
     let mut rules_info: Vec<_> = per_target
         .iter()
         .enumerate()
-        .filter(|(i, _)| cells.iter().any(|c| c.target == *i))
+        .filter(|(i, _)| cells[..evaluated].iter().any(|c| c.target == *i))
         .flat_map(|(_, rs)| rs.iter().map(|r| r.info()))
         .collect();
     rules_info.sort_by(|a, b| a.id.cmp(&b.id));
-    let targets = cells
+    let targets = cells[..evaluated]
         .iter()
         .map(|c| c.target)
         .collect::<std::collections::BTreeSet<_>>()
@@ -207,7 +230,7 @@ pub fn run_check(
         outcomes,
         rules_info,
         targets,
-        cells.len(),
+        evaluated,
         start.elapsed(),
         sources,
     ))

@@ -13,7 +13,9 @@ pub(super) static KIND: KindDef = KindDef {
     what: "Applies the rule's selector to the named cell of the same target too, and pairs the \
 nodes by object (or release) and path. Each node selected here must differ from its partner \
 there; a node the other cell does not have counts as different. The rule runs only in the cells \
-where its `when` holds, so compare a cell with its baseline, not every cell with every other.",
+where its `when` holds, so compare a cell with its baseline, not every cell with every other. A cell that is not one of the target's, or that \
+failed to render, is a finding (\"cannot compare\"), never a pass; a run restricted with `--cell` \
+renders the compared cell too, without reporting on it.",
     why: "Some invariants are about change, not state: a config checksum annotation must change \
 when the config it hashes changes (or the Deployment never rolls), a generated name must change \
 with its input. One cell cannot show that; two cells can.",
@@ -41,6 +43,10 @@ with its input. One cell cannot show that; two cells can.",
 struct DiffersFrom(CompareCell);
 
 impl Assertion for DiffersFrom {
+    fn other_cell(&self) -> Option<&str> {
+        Some(&self.0.cell)
+    }
+
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         let other = match cx.select_in(&self.0.cell) {
             Ok(o) => o,

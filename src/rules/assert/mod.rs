@@ -91,6 +91,12 @@ pub fn kind(name: &str) -> Option<&'static KindDef> {
 /// A built assertion.
 pub trait Assertion: Send + Sync {
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation>;
+
+    /// The other cell of the target this assertion compares with, if any: a run
+    /// restricted to some cells renders that one too.
+    fn other_cell(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// What an assertion sees.
@@ -153,7 +159,17 @@ impl<'a> Ctx<'a, '_> {
                     self.cell.target
                 )
             })?;
-        Ok(select::select(other, self.layer, self.selector))
+        let sel = select::select(other, self.layer, self.selector);
+        if let Some((rel, e)) = sel.failures.first() {
+            let what = rel
+                .as_ref()
+                .map_or("it".to_string(), |r| format!("release {r}"));
+            return Err(format!(
+                "cannot compare with cell `{name}`: {what} failed to render: {}",
+                e.message
+            ));
+        }
+        Ok(sel)
     }
 }
 

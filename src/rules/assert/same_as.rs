@@ -12,7 +12,9 @@ pub(super) static KIND: KindDef = KindDef {
     summary: "Every selected value equals the same value in another cell of the target.",
     what: "Applies the rule's selector to the named cell of the same target too, and pairs the \
 nodes by object (or release) and path. Each node selected here must have a partner there with an \
-equal value (numbers by value, maps and lists deeply).",
+equal value (numbers by value, maps and lists deeply). A cell that is not one of the target's, or that \
+failed to render, is a finding (\"cannot compare\"), never a pass; a run restricted with `--cell` \
+renders the compared cell too, without reporting on it.",
     why: "Stability is an invariant too: toggling an unrelated feature must not rename a \
 Service, change a checksum (and roll every pod) or move a release to another namespace.",
     example: r#"rules:
@@ -39,6 +41,10 @@ Service, change a checksum (and roll every pod) or move a release to another nam
 struct SameAs(CompareCell);
 
 impl Assertion for SameAs {
+    fn other_cell(&self) -> Option<&str> {
+        Some(&self.0.cell)
+    }
+
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
         let other = match cx.select_in(&self.0.cell) {
             Ok(o) => o,
