@@ -270,7 +270,7 @@ fn simple_head_type(helm: HelmVersion) -> &'static str {
 /// Decodes a document's head like `yaml.Unmarshal(doc, &SimpleHead{})`. Errors are
 /// the text after `YAML parse error on FILE: `.
 pub fn parse_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
-    let v = yamlio::decode_typed(doc)?;
+    let v = yamlio::decode_typed_shared(doc)?;
     let entries = match &v {
         Value::Nil => return Ok(Head::default()),
         Value::Map(m) => m.entries(),

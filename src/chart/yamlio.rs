@@ -33,8 +33,19 @@ pub fn decode_helm_spanned(text: &str) -> Result<Value, Option<crate::source::Sp
 /// Decodes a YAML document keeping yaml.v2's scalar types (`int` stays `int`), with
 /// map keys converted to strings as `sigs.k8s.io/yaml` does. Used for chart files
 /// that are decoded into Go structs (`Chart.yaml`), where the original scalar type
-/// decides how it is coerced to a string field. The result is shared: read it only.
+/// decides how it is coerced to a string field.
 pub fn decode_typed(text: &str) -> Result<Value, String> {
+    let opts = DecodeOptions {
+        mode: Mode::V2JsonKeys,
+        strict: false,
+    };
+    decode(text, &opts).map_err(|e| e.message)
+}
+
+/// [`decode_typed`] for readers that only look: the result may share its maps with
+/// a process-wide table (manifest heads, decoded once for every cell that renders
+/// the same document), so it must never be mutated or handed to a template.
+pub fn decode_typed_shared(text: &str) -> Result<Value, String> {
     let opts = DecodeOptions {
         mode: Mode::V2JsonKeys,
         strict: false,
