@@ -123,3 +123,48 @@ fn pretty_errors_show_the_source_line() {
         "{stderr}"
     );
 }
+
+/// The same broken charts packaged as `.tgz` archives: Helm's text is the same, and
+/// the location names the archive member (`ARCHIVE!/MEMBER`), with its line.
+#[test]
+fn archived_charts_point_into_the_archive() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test/bad");
+    let tmp = std::env::temp_dir().join(format!("stackproof-bad-tgz-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    for (chart, place) in [
+        ("chartyaml", "Chart.yaml:5:"),
+        ("chartfields", "Chart.yaml:4:"),
+    ] {
+        let archive = tmp.join(format!("{chart}-0.1.0.tgz"));
+        let file = std::fs::File::create(&archive).expect("create archive");
+        let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        let mut tar = tar::Builder::new(gz);
+        tar.append_dir_all(chart, root.join(chart))
+            .expect("pack chart");
+        tar.into_inner()
+            .and_then(|gz| gz.finish())
+            .expect("finish archive");
+        for v in ["3", "4"] {
+            let out = Command::new(env!("CARGO_BIN_EXE_stackproof"))
+                .args(["template", "rel"])
+                .arg(&archive)
+                .args(["--namespace", "ns", "--helm-version", v])
+                .output()
+                .expect("run stackproof");
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            let helm_err =
+                std::fs::read_to_string(root.join("expected").join(format!("{chart}.v{v}.err")))
+                    .unwrap_or_default();
+            assert_eq!(out.status.code(), Some(2), "{chart} v{v}: {stderr}");
+            assert!(out.stdout.is_empty(), "{chart} v{v}");
+            let (helm_part, note) = chart_support::split_location_note(&stderr);
+            assert_eq!(helm_part, helm_err, "{chart} v{v}");
+            let want = format!("{chart}-0.1.0.tgz!/{place}");
+            assert!(
+                note.is_some_and(|n| n.contains(&want)),
+                "{chart} v{v}: no {want} in {stderr:?}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}

@@ -126,26 +126,65 @@ fn chart_dir_of(root: &Path, message: &str) -> (std::path::PathBuf, String) {
     (dir, rest.to_string())
 }
 
-/// Fills in where a failure to load the chart at `chart` (a directory) points.
+/// The files of the chart a load error concerns: a directory on disk, or the members
+/// of a chart archive. Archive members are named `ARCHIVE!/MEMBER` (the notation of
+/// jar URLs), since no path on disk holds them.
+enum Tree<'a> {
+    Dir(&'a Path, &'a Vfs),
+    Archive(String, Vec<super::loader::ChartFile>),
+}
+
+impl Tree<'_> {
+    fn open<'a>(chart: &'a Path, vfs: &'a Vfs) -> Option<Tree<'a>> {
+        if vfs.is_dir(chart) {
+            return Some(Tree::Dir(chart, vfs));
+        }
+        let data = vfs.read(chart).ok()?;
+        let files = super::loader::archive_files(&data).ok()?;
+        Some(Tree::Archive(chart.display().to_string(), files))
+    }
+
+    /// The file at `rel` (relative to the chart root).
+    fn source(&self, rel: &Path) -> Option<SourceFile> {
+        match self {
+            Tree::Dir(root, vfs) => source(vfs, &root.join(rel)),
+            Tree::Archive(name, files) => {
+                let member = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let f = files.iter().find(|f| f.name == member)?;
+                Some(SourceFile::new(format!("{name}!/{member}"), f.text()))
+            }
+        }
+    }
+}
+
+/// Fills in where a failure to load the chart at `chart` (a directory or an archive)
+/// points.
 pub fn load_error(chart: &Path, vfs: &Vfs, err: &mut ChartError) {
-    if err.location.is_some() || !vfs.is_dir(chart) {
+    if err.location.is_some() {
         return;
     }
-    let (dir, message) = chart_dir_of(chart, &err.message);
+    let Some(tree) = Tree::open(chart, vfs) else {
+        return;
+    };
+    let (dir, message) = chart_dir_of(Path::new(""), &err.message);
     let found = if let Some(detail) = message.strip_prefix("cannot load Chart.yaml: ") {
-        source(vfs, &dir.join("Chart.yaml")).and_then(|f| {
+        tree.source(&dir.join("Chart.yaml")).and_then(|f| {
             let span = go_field(detail)
                 .and_then(|field| span_of_field(f.text(), &field))
                 .unwrap_or_else(|| span_of_root(f.text()));
             at(f, span)
         })
     } else if message.starts_with("cannot load values.yaml: ") {
-        source(vfs, &dir.join("values.yaml")).and_then(|f| {
+        tree.source(&dir.join("values.yaml")).and_then(|f| {
             let span = span_of_root(f.text());
             at(f, span)
         })
     } else if let Some(detail) = message.strip_prefix("cannot load requirements.yaml: ") {
-        source(vfs, &dir.join("requirements.yaml")).and_then(|f| {
+        tree.source(&dir.join("requirements.yaml")).and_then(|f| {
             let span = go_field(detail)
                 .and_then(|field| span_of_field(f.text(), &field))
                 .unwrap_or_else(|| span_of_root(f.text()));
