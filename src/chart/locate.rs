@@ -224,9 +224,54 @@ pub fn values_error(vfs: &Vfs, err: &mut ChartError) {
         }
     }
     if let Some(f) = found {
-        let span = span_of_root(f.text());
+        let span = later_document_error(f.text(), rest).unwrap_or_else(|| span_of_root(f.text()));
         err.location = Some((f, span));
     }
+}
+
+/// The syntax error in a multi-document values file (Helm 4 reads every document, and
+/// its message counts lines from the start of the failing one): the first document,
+/// split at `---` lines, that does not parse, as a span of the whole file. The line
+/// the message names (`yaml: line N:`) is preferred to where our parser stopped.
+fn later_document_error(text: &str, message: &str) -> Option<Span> {
+    let mut starts = vec![0usize];
+    let mut pos = 0usize;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        if bare == "---" || bare.starts_with("--- ") {
+            // The document's lines count from the one after its marker.
+            if pos == 0 {
+                starts[0] = line.len();
+            } else {
+                starts.push(pos + line.len());
+            }
+        }
+        pos += line.len();
+    }
+    if starts.len() < 2 {
+        return None;
+    }
+    starts.push(text.len());
+    let named_line = message
+        .split_once("yaml: line ")
+        .and_then(|(_, r)| r.split(':').next())
+        .and_then(|n| n.parse::<usize>().ok());
+    starts.windows(2).find_map(|w| {
+        let doc = text.get(w[0]..w[1])?;
+        let at = spans(doc).err()?;
+        if let Some(n) = named_line.filter(|n| *n >= 1) {
+            let off: usize = doc.split_inclusive('\n').take(n - 1).map(str::len).sum();
+            if off < doc.len() {
+                let start = u32::try_from(w[0] + off).ok()?;
+                return Some(Span { start, end: start });
+            }
+        }
+        let base = u32::try_from(w[0]).ok()?;
+        Some(Span {
+            start: at.start + base,
+            end: at.end + base,
+        })
+    })
 }
 
 /// Points a missing-dependency failure at the dependency's entry in the chart's
@@ -299,6 +344,25 @@ mod tests {
 
     fn line(f: &SourceFile, s: Span) -> usize {
         f.line_col(s.start as usize).0
+    }
+
+    #[test]
+    fn multi_document_values_errors_point_into_the_failing_document() {
+        // Helm 4 counts the message's line from the failing document's first line.
+        let text = "a: 1\nb: 2\n---\nc: [\nd: 4\n";
+        let f = SourceFile::new("v.yaml", text);
+        let msg = "cannot unmarshal yaml document: error converting YAML to JSON: yaml: line 2: did not find expected ',' or ']'";
+        assert_eq!(line(&f, later_document_error(text, msg).unwrap()), 5);
+        // Without a line in the message: where the parser stopped, in that document.
+        assert!(line(&f, later_document_error(text, "x").unwrap()) >= 4);
+        // A leading marker starts the first document after it.
+        let lead = "---\na: [\n---\nb: 1\n";
+        let f = SourceFile::new("v.yaml", lead);
+        let msg = "yaml: line 1: did not find expected node content";
+        assert_eq!(line(&f, later_document_error(lead, msg).unwrap()), 2);
+        // One document, or none failing: not this function's case.
+        assert_eq!(later_document_error("a: [\n", msg), None);
+        assert_eq!(later_document_error("a: 1\n---\nb: 2\n", msg), None);
     }
 
     #[test]
