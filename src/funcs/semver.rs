@@ -335,6 +335,13 @@ fn parse_constraint(c: &str, lib: Lib) -> Result<Constraint, String> {
 
 /// Masterminds `rewriteRange`: `a - b` becomes `>= a, <= b `.
 fn rewrite_range(s: &str) -> Result<String, String> {
+    // A range needs a `-` with white space on both sides (`\s+-\s+`, Go's `\s`);
+    // most constraints have none, and then the grammar need not be compiled at all.
+    let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
+    let b = s.as_bytes();
+    if !(1..b.len().saturating_sub(1)).any(|i| b[i] == b'-' && ws(b[i - 1]) && ws(b[i + 1])) {
+        return Ok(s.to_string());
+    }
     let mut out = s.to_string();
     for m in RANGE.get()?.captures_all(s, -1) {
         let t = format!(">= {}, <= {} ", m[1], m[11]);
