@@ -5,26 +5,12 @@
 //! aimed at a bug fires, and only those, pointing at a line. None of this needs the NVCF
 //! checkout in ../shared.
 
+mod mirror_support;
+
+use mirror_support::check;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
-use stackproof::cli::check::{run_check, Filters};
-use stackproof::matrix::config::{load, LoadOptions};
-use stackproof::matrix::render::Renderers;
-use stackproof::report::{self, Format, Report, Status};
-
-fn check(file: &str) -> Report {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let cfg = load(
-        &root.join("charts-under-test/nvcf-mirror").join(file),
-        &LoadOptions {
-            root: None,
-            display_base: Some(root.clone()),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    run_check(&cfg, &Renderers::builtin(), &Filters::default()).unwrap_or_else(|e| panic!("{e}"))
-}
+use stackproof::report::{self, Format, Status};
 
 /// Rules of the applied pack files that no mirror cell is meant to reach: the other
 /// fail-closed guards of the stack (the mirror keeps only the PKI mode and

@@ -6,26 +6,12 @@
 //! removes, rewords or miswires one thing per target and proves exactly the rules aimed
 //! at it fire. None of this needs the NVCF checkout in ../shared.
 
+mod mirror_support;
+
+use mirror_support::check;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
-use stackproof::cli::check::{run_check, Filters};
-use stackproof::matrix::config::{load, LoadOptions};
-use stackproof::matrix::render::Renderers;
-use stackproof::report::{self, Format, Report, Status};
-
-fn check(file: &str) -> Report {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let cfg = load(
-        &root.join("charts-under-test/nvcf-mirror").join(file),
-        &LoadOptions {
-            root: None,
-            display_base: Some(root.clone()),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    run_check(&cfg, &Renderers::builtin(), &Filters::default()).unwrap_or_else(|e| panic!("{e}"))
-}
+use stackproof::report::{self, Format, Status};
 
 /// The rules this mirror is responsible for: each must pass somewhere on the passing
 /// configuration and fire somewhere on the broken one.

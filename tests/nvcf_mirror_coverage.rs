@@ -5,29 +5,13 @@
 //! aims at which rule; this one makes sure no rule of the pack is left out of them, so
 //! a rule added to the pack without a mirror scenario fails here. No ../shared needed.
 
+mod mirror_support;
+
+use mirror_support::{check_path as check, root};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use stackproof::cli::check::{run_check, Filters};
-use stackproof::matrix::config::{load, LoadOptions};
-use stackproof::matrix::render::Renderers;
-use stackproof::report::{Report, Status};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn check(config: &Path) -> Report {
-    let cfg = load(
-        config,
-        &LoadOptions {
-            root: None,
-            display_base: Some(root()),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    run_check(&cfg, &Renderers::builtin(), &Filters::default()).unwrap_or_else(|e| panic!("{e}"))
-}
+use stackproof::report::Status;
 
 /// The pack's rule ids, from its rule files.
 fn pack_rules() -> BTreeSet<String> {

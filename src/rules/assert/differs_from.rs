@@ -1,9 +1,7 @@
 //! `differs-from`: the selected values change between this cell and another one.
 
-use std::collections::BTreeMap;
-
 use super::{
-    json_eq, node_key, params, schema_of, show, Assertion, CompareCell, Ctx, KindDef, Violation,
+    json_eq, params, schema_of, show, Assertion, CompareCell, Ctx, KindDef, Violation,
 };
 use crate::matrix::yaml::{YNode, YamlError};
 
@@ -48,30 +46,23 @@ impl Assertion for DiffersFrom {
     }
 
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
-        let other = match cx.select_in(&self.0.cell) {
-            Ok(o) => o,
+        let there = match cx.partners(&self.0.cell) {
+            Ok(t) => t,
             Err(e) => return vec![Violation::whole(e)],
         };
-        let there: BTreeMap<_, _> = other
-            .nodes
-            .iter()
-            .map(|n| (node_key(&other, n), n.value))
-            .collect();
         cx.sel
             .nodes
             .iter()
-            .filter_map(|n| {
-                let partner = there.get(&node_key(cx.sel, n))?;
-                json_eq(n.value, partner).then(|| {
-                    Violation::at(
-                        n,
-                        format!(
-                            "unchanged from cell `{}` ({}), but it must differ",
-                            self.0.cell,
-                            show(n.value)
-                        ),
-                    )
-                })
+            .filter(|n| there.get(&cx.key(n)).is_some_and(|p| json_eq(n.value, p)))
+            .map(|n| {
+                Violation::at(
+                    n,
+                    format!(
+                        "unchanged from cell `{}` ({}), but it must differ",
+                        self.0.cell,
+                        show(n.value)
+                    ),
+                )
             })
             .collect()
     }

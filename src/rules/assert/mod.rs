@@ -8,6 +8,7 @@
 //! kind declares that it gives those situations their own meaning (`absent`, `count`,
 //! `render-fails`, ...).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
@@ -147,8 +148,9 @@ impl<'a> Ctx<'a, '_> {
 }
 
 impl<'a> Ctx<'a, '_> {
-    /// The rule's selection in the sibling cell `name`, or why there is none.
-    pub fn select_in(&self, name: &str) -> Result<Selection<'a>, String> {
+    /// The values the rule's selector picks in the sibling cell `name`, keyed like
+    /// [`Ctx::key`], or why that cell cannot be compared with.
+    pub fn partners(&self, name: &str) -> Result<BTreeMap<(String, String), &'a Json>, String> {
         let other = self
             .siblings
             .iter()
@@ -169,12 +171,21 @@ impl<'a> Ctx<'a, '_> {
                 e.message
             ));
         }
-        Ok(sel)
+        Ok(sel
+            .nodes
+            .iter()
+            .map(|n| (node_key(&sel, n), n.value))
+            .collect())
+    }
+
+    /// A node's identity across cells: the object (or release) it belongs to, and its
+    /// path.
+    pub fn key(&self, node: &Node<'_>) -> (String, String) {
+        node_key(self.sel, node)
     }
 }
 
-/// A node's identity across cells: the object (or release) it belongs to and its path.
-pub fn node_key(sel: &Selection<'_>, node: &Node<'_>) -> (String, String) {
+fn node_key(sel: &Selection<'_>, node: &Node<'_>) -> (String, String) {
     let s = &sel.subjects[node.subject];
     let owner = match (&s.resource, s.release) {
         (Some(r), _) => r.to_string(),

@@ -1,9 +1,7 @@
 //! `same-as`: the selected values are the same in this cell and another one.
 
-use std::collections::BTreeMap;
-
 use super::{
-    json_eq, node_key, params, schema_of, show, Assertion, CompareCell, Ctx, KindDef, Violation,
+    json_eq, params, schema_of, show, Assertion, CompareCell, Ctx, KindDef, Violation,
 };
 use crate::matrix::yaml::{YNode, YamlError};
 
@@ -46,19 +44,14 @@ impl Assertion for SameAs {
     }
 
     fn check(&self, cx: &Ctx<'_, '_>) -> Vec<Violation> {
-        let other = match cx.select_in(&self.0.cell) {
-            Ok(o) => o,
+        let there = match cx.partners(&self.0.cell) {
+            Ok(t) => t,
             Err(e) => return vec![Violation::whole(e)],
         };
-        let there: BTreeMap<_, _> = other
-            .nodes
-            .iter()
-            .map(|n| (node_key(&other, n), n.value))
-            .collect();
         cx.sel
             .nodes
             .iter()
-            .filter_map(|n| match there.get(&node_key(cx.sel, n)) {
+            .filter_map(|n| match there.get(&cx.key(n)) {
                 None => Some(Violation::at(
                     n,
                     format!("cell `{}` has no such value", self.0.cell),
