@@ -220,6 +220,16 @@ impl<'a> Lexer<'a> {
     }
 
     fn next(&mut self) -> Option<char> {
+        // Templates are mostly ASCII: take one byte without decoding when it is one.
+        if let Some(&b) = self.input.as_bytes().get(self.pos) {
+            if b.is_ascii() {
+                self.pos += 1;
+                if b == b'\n' {
+                    self.line += 1;
+                }
+                return Some(b as char);
+            }
+        }
         match self.rest().chars().next() {
             None => {
                 self.at_eof = true;
@@ -236,7 +246,10 @@ impl<'a> Lexer<'a> {
     }
 
     fn peek(&mut self) -> Option<char> {
-        self.rest().chars().next()
+        match self.input.as_bytes().get(self.pos) {
+            Some(&b) if b.is_ascii() => Some(b as char),
+            _ => self.rest().chars().next(),
+        }
     }
 
     fn backup(&mut self) {
@@ -273,7 +286,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn ignore(&mut self) {
-        self.line += self.input[self.start..self.pos].matches('\n').count();
+        self.line += count_newlines(&self.input[self.start..self.pos]);
         self.start = self.pos;
         self.start_line = self.line;
     }
@@ -355,7 +368,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_text(&mut self) -> Step {
-        if let Some(x) = self.rest().find(self.left_delim) {
+        if let Some(x) = memchr::memmem::find(self.rest().as_bytes(), self.left_delim.as_bytes()) {
             if x > 0 {
                 self.pos += x;
                 let delim_end = self.pos + self.left_delim.len();
@@ -364,7 +377,7 @@ impl<'a> Lexer<'a> {
                     trim = right_trim_len(&self.input[self.start..self.pos]);
                 }
                 self.pos -= trim;
-                self.line += self.input[self.start..self.pos].matches('\n').count();
+                self.line += count_newlines(&self.input[self.start..self.pos]);
                 let item = self.this_item(ItemType::Text);
                 self.pos += trim;
                 self.ignore();
@@ -376,7 +389,7 @@ impl<'a> Lexer<'a> {
         }
         self.pos = self.input.len();
         if self.pos > self.start {
-            self.line += self.input[self.start..self.pos].matches('\n').count();
+            self.line += count_newlines(&self.input[self.start..self.pos]);
             return self.emit(ItemType::Text);
         }
         self.emit(ItemType::Eof)
@@ -420,7 +433,7 @@ impl<'a> Lexer<'a> {
         if !delim {
             return self.errorf("comment ends before closing delimiter".to_string());
         }
-        self.line += self.input[self.start..self.pos].matches('\n').count();
+        self.line += count_newlines(&self.input[self.start..self.pos]);
         // Comments are not emitted: the parser never needs them.
         self.start = self.pos;
         self.start_line = self.line;
@@ -706,6 +719,11 @@ impl<'a> Lexer<'a> {
         }
         self.emit(ItemType::RawString)
     }
+}
+
+/// Line breaks in `s` (the lexer counts lines over every text it passes).
+fn count_newlines(s: &str) -> usize {
+    memchr::memchr_iter(b'\n', s.as_bytes()).count()
 }
 
 #[cfg(test)]
