@@ -11,10 +11,8 @@
 //! Sprig uses (RSA 4096 for `genPrivateKey`, 2048 for certificates, DSA L2048N256,
 //! P-256, Ed25519) in the PEM layouts Go's encoders write.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use parking_lot::Mutex;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha1::Sha1;
@@ -22,6 +20,7 @@ use sha2::{Digest, Sha256, Sha512};
 
 use super::certs::Certificate;
 use super::encoding::{base64_decode, base64_encode};
+use crate::source::Memo;
 use crate::template::{CallCtx, FuncDef, FuncError, FuncResult, Host, Ty, Value};
 
 /// Functions of Sprig 3.2.3 (Helm 3, Helmfile).
@@ -606,16 +605,9 @@ pub(crate) enum KeyKind {
 }
 
 /// Generated keys by (seed, kind). Key generation is a pure function of the seed,
-/// so the cache only saves time (RSA and DSA generation take seconds in debug
+/// so the table only saves time (RSA and DSA generation take seconds in debug
 /// builds), and matrix runs render the same seeds over and over.
-type KeyCache = Mutex<HashMap<([u8; 32], KeyKind), PrivKey>>;
-
-fn key_cache() -> &'static KeyCache {
-    static CACHE: OnceLock<KeyCache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-const KEY_CACHE_LIMIT: usize = 512;
+static KEYS: Memo<([u8; 32], KeyKind), PrivKey> = Memo::new(512);
 
 /// An RSA key shaped like Go's `rsa.GenerateKey` makes them: e = 65537 and two primes
 /// of half the size with their top two bits set, so the modulus has exactly `bits`
@@ -660,8 +652,8 @@ fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, S
 /// A new key drawn from the host's seeded stream.
 pub(crate) fn generate_key(host: &Host, kind: KeyKind) -> Result<PrivKey, String> {
     let seed = host.derive_seed();
-    if let Some(k) = key_cache().lock().get(&(seed, kind)) {
-        return Ok(k.clone());
+    if let Some(k) = KEYS.get(&(seed, kind)) {
+        return Ok(k);
     }
     let mut rng = ChaCha20Rng::from_seed(seed);
     let key = match kind {
@@ -701,11 +693,7 @@ pub(crate) fn generate_key(host: &Host, kind: KeyKind) -> Result<PrivKey, String
             })
         }
     };
-    let mut cache = key_cache().lock();
-    if cache.len() >= KEY_CACHE_LIMIT {
-        cache.clear();
-    }
-    cache.insert((seed, kind), key.clone());
+    KEYS.insert((seed, kind), key.clone());
     Ok(key)
 }
 

@@ -202,30 +202,30 @@ impl ChartSources {
         static INDEXES: Memo<(Vec<PathBuf>, Vfs), Arc<Vec<IndexedChart>>> = Memo::new(64);
         self.index.get_or_init(|| {
             let key = (self.search_dirs.clone(), vfs.clone());
-            if let Some(idx) = INDEXES.get(&key) {
-                return idx;
-            }
-            let mut out = Vec::new();
-            for d in &self.search_dirs {
-                let mut found = Vec::new();
-                collect_chart_yamls(vfs, d, &mut found, 0);
-                found.sort();
-                for f in found {
-                    let Ok(text) = vfs.read_to_string(&f) else {
-                        continue;
-                    };
-                    let Some(name) = chart_yaml_field(&text, "name") else {
-                        continue;
-                    };
-                    let version = chart_yaml_field(&text, "version").unwrap_or_default();
-                    let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
-                    out.push(IndexedChart { name, version, dir });
-                }
-            }
-            let out = Arc::new(out);
-            INDEXES.insert(key, out.clone());
-            out
+            INDEXES.get_or_compute(&key, || Arc::new(self.walk(vfs)))
         })
+    }
+
+    /// Every `Chart.yaml` under the search directories, read for its name and version.
+    fn walk(&self, vfs: &Vfs) -> Vec<IndexedChart> {
+        let mut out = Vec::new();
+        for d in &self.search_dirs {
+            let mut found = Vec::new();
+            collect_chart_yamls(vfs, d, &mut found, 0);
+            found.sort();
+            for f in found {
+                let Ok(text) = vfs.read_to_string(&f) else {
+                    continue;
+                };
+                let Some(name) = chart_yaml_field(&text, "name") else {
+                    continue;
+                };
+                let version = chart_yaml_field(&text, "version").unwrap_or_default();
+                let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
+                out.push(IndexedChart { name, version, dir });
+            }
+        }
+        out
     }
 
     /// Finds a chart by name, preferring the exact `version`.

@@ -5,10 +5,7 @@
 
 use std::path::PathBuf;
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
-
-use parking_lot::Mutex;
+use std::sync::Arc;
 
 use super::ynode::YNode;
 use crate::funcs::codec::yaml;
@@ -72,16 +69,9 @@ struct ParseKey {
 /// Parsed template sets, reused across calls: a stack renders the same values
 /// template once per release that lists it (NVCF renders a 1,300-line
 /// `global.yaml.gotmpl` for most releases), and parsing is pure. Execution only
-/// reads a set, so a cached one behaves exactly like a fresh parse.
-type ParseCache = HashMap<ParseKey, (Arc<Registry>, crate::template::TemplateSet)>;
-
-fn parse_cache() -> &'static Mutex<ParseCache> {
-    static CACHE: OnceLock<Mutex<ParseCache>> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-/// Bound on cached sets (the cache is cleared when full).
-const PARSE_CACHE_MAX: usize = 512;
+/// reads a set, so a cached one behaves exactly like a fresh parse. Each entry keeps
+/// its registry alive, so an equal registry address in the key is the same registry.
+static PARSED: Memo<ParseKey, (Arc<Registry>, crate::template::TemplateSet)> = Memo::new(512);
 
 fn parsed_set(call: &TemplateCall<'_>) -> Result<crate::template::TemplateSet, TemplateFailure> {
     use crate::template::{LanguageLevel, Options, TemplateSet};
@@ -96,11 +86,9 @@ fn parsed_set(call: &TemplateCall<'_>) -> Result<crate::template::TemplateSet, T
         helpers: call.helpers.to_vec(),
         text: call.text.to_string(),
     };
-    if let Some((reg, set)) = parse_cache().lock().get(&key) {
-        // The cached entry keeps its registry alive, so an equal address is the
-        // same registry.
-        if Arc::ptr_eq(reg, call.registry) {
-            return Ok(set.clone());
+    if let Some((reg, set)) = PARSED.get(&key) {
+        if Arc::ptr_eq(&reg, call.registry) {
+            return Ok(set);
         }
     }
     let mut set = TemplateSet::new(
@@ -124,11 +112,7 @@ fn parsed_set(call: &TemplateCall<'_>) -> Result<crate::template::TemplateSet, T
             error: Box::new(e),
         });
     }
-    let mut cache = parse_cache().lock();
-    if cache.len() >= PARSE_CACHE_MAX {
-        cache.clear();
-    }
-    cache.insert(key, (call.registry.clone(), set.clone()));
+    PARSED.insert(key, (call.registry.clone(), set.clone()));
     Ok(set)
 }
 
@@ -232,12 +216,7 @@ pub struct ChartCall {
 /// its random functions included (they draw from `seed`).
 pub fn render_chart(call: &ChartCall) -> Result<String, String> {
     static RENDERS: Memo<ChartCall, Result<String, String>> = Memo::new(1024);
-    if let Some(out) = RENDERS.get(call) {
-        return out;
-    }
-    let out = render_chart_uncached(call);
-    RENDERS.insert(call.clone(), out.clone());
-    out
+    RENDERS.get_or_compute(call, || render_chart_uncached(call))
 }
 
 fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
@@ -259,12 +238,10 @@ fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
         call.version_override.clone(),
         call.dependency_sources.clone(),
     );
-    let chart = CHARTS.get(&key).unwrap_or_else(|| {
-        let chart = Chart::load(&call.chart_dir, &call.vfs)
+    let chart = CHARTS.get_or_compute(&key, || {
+        Chart::load(&call.chart_dir, &call.vfs)
             .map_err(|e| e.message)
-            .and_then(|loaded| complete_chart(&loaded, call));
-        CHARTS.insert(key, chart.clone());
-        chart
+            .and_then(|loaded| complete_chart(&loaded, call))
     })?;
     let opts = RenderOptions {
         release_name: call.release_name.clone(),

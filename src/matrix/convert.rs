@@ -139,12 +139,14 @@ pub struct Decoded {
 }
 
 /// Decodes the first document of `text` without positions (see [`decode_yaml`]).
+/// Callers keep their own table of results (manifest documents are remembered per
+/// text), so this does not also fill the codec's.
 pub fn decode_yaml_value(text: &str) -> Result<Json, goyaml::YamlError> {
     let opts = DecodeOptions {
         mode: Mode::V2JsonKeys,
         strict: false,
     };
-    goyaml::decode_shared(text, &opts).map(|v| to_json(&v))
+    goyaml::decode_uncached(text, &opts).map(|v| to_json(&v))
 }
 
 /// Decodes the first document of `text` (shown as `file`, starting at `first_line`).

@@ -398,7 +398,8 @@ pub fn decode_shared(text: &str, opts: &DecodeOptions) -> Result<Value, YamlErro
     out
 }
 
-/// [`decode`] without the process-wide table: always parses (for measuring the codec).
+/// [`decode`] without the process-wide table: always parses. For callers that keep
+/// their own table of results, and for measuring the codec.
 pub fn decode_uncached(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
     let doc = parse_first(text).map_err(|e| wrap_mode(e, opts))?;
     decode_doc(doc.as_ref(), text, opts, false).map(|(v, _)| v)
