@@ -12,9 +12,49 @@ use super::glob::path_match;
 #[derive(Debug, Clone)]
 struct Rule {
     pattern: String,
+    shape: Shape,
     negate: bool,
     must_dir: bool,
     kind: RuleKind,
+}
+
+/// Most rules are a plain name (`.git`), a suffix (`*.swp`) or a prefix (`.project*`).
+/// Those are matched without the general glob matcher, which a chart's walk would
+/// otherwise run once per rule per file; a `*` never crosses a `/` either way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Shape {
+    Literal,
+    Suffix(String),
+    Prefix(String),
+    Glob,
+}
+
+impl Shape {
+    fn of(pattern: &str) -> Shape {
+        let meta = |s: &str| s.contains(['*', '?', '[', '\\']);
+        if !meta(pattern) {
+            Shape::Literal
+        } else if let Some(rest) = pattern.strip_prefix('*').filter(|r| !meta(r)) {
+            Shape::Suffix(rest.to_string())
+        } else if let Some(rest) = pattern.strip_suffix('*').filter(|r| !meta(r)) {
+            Shape::Prefix(rest.to_string())
+        } else {
+            Shape::Glob
+        }
+    }
+
+    fn matches(&self, pattern: &str, name: &str) -> bool {
+        match self {
+            Shape::Literal => pattern == name,
+            Shape::Suffix(lit) => name
+                .strip_suffix(lit.as_str())
+                .is_some_and(|head| !head.contains('/')),
+            Shape::Prefix(lit) => name
+                .strip_prefix(lit.as_str())
+                .is_some_and(|tail| !tail.contains('/')),
+            Shape::Glob => path_match(pattern, name).unwrap_or(false),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +124,7 @@ impl Rules {
             RuleKind::Base
         };
         self.rules.push(Rule {
+            shape: Shape::of(pattern),
             pattern: pattern.to_string(),
             negate,
             must_dir,
@@ -103,7 +144,7 @@ impl Rules {
                     RuleKind::Rooted | RuleKind::Path => path,
                     RuleKind::Base => base_name(path),
                 };
-                path_match(&r.pattern, subject).unwrap_or(false)
+                r.shape.matches(&r.pattern, subject)
             };
             if r.negate {
                 if r.must_dir && !is_dir {
@@ -140,6 +181,28 @@ fn base_name(p: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_agree_with_the_glob_matcher() {
+        let patterns = ["*.swp", ".git", "*~", ".project*", "a*b", "*.t?t", "x\\*", "*"];
+        let names = [
+            "a.swp", "dir/a.swp", ".git", "x.git", "a~", ".projectile", ".project/x",
+            "ab", "a.txt", "x*", "", "a/b",
+        ];
+        for p in patterns {
+            for n in names {
+                assert_eq!(
+                    Shape::of(p).matches(p, n),
+                    path_match(p, n).unwrap_or(false),
+                    "{p} against {n}"
+                );
+            }
+        }
+        assert_eq!(Shape::of("*.swp"), Shape::Suffix(".swp".into()));
+        assert_eq!(Shape::of(".project*"), Shape::Prefix(".project".into()));
+        assert_eq!(Shape::of(".git"), Shape::Literal);
+        assert_eq!(Shape::of("a*b"), Shape::Glob);
+    }
 
     #[test]
     fn helm_rules() {

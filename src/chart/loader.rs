@@ -66,6 +66,14 @@ fn strip_bom(data: Vec<u8>) -> Vec<u8> {
     }
 }
 
+/// [`strip_bom`] for bytes already shared, without copying them when there is no mark.
+fn strip_bom_shared(data: Arc<[u8]>) -> Arc<[u8]> {
+    match data.strip_prefix(UTF8_BOM) {
+        Some(rest) => Arc::from(rest),
+        None => data,
+    }
+}
+
 impl std::fmt::Debug for Chart {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Chart")
@@ -148,7 +156,7 @@ fn walk(
         if rules.ignore(&name, false) {
             continue;
         }
-        if !vfs.is_file(&e.path) {
+        if !e.is_file {
             return Err(ChartError::load(format!(
                 "cannot load irregular file {} as it has file mode type bits set",
                 e.path.display()
@@ -159,7 +167,7 @@ fn walk(
             .map_err(|err| ChartError::load(format!("error reading {name}: {err}")))?;
         out.push(ChartFile {
             name,
-            data: Arc::from(strip_bom(data.to_vec())),
+            data: strip_bom_shared(data),
         });
     }
     Ok(())

@@ -14,11 +14,17 @@ use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use foldhash::fast::RandomState;
 use parking_lot::Mutex;
+
+/// Keys are often whole texts (a rendered values file, a manifest), so hashing cost
+/// matters more than resistance to chosen collisions, which no input here can exploit
+/// beyond slowing its own run.
+type Table<K, V> = HashMap<K, V, RandomState>;
 
 /// A bounded, thread-safe map from a work's full input to its result.
 pub struct Memo<K, V> {
-    table: Mutex<Option<HashMap<K, V>>>,
+    table: Mutex<Option<Table<K, V>>>,
     max_entries: usize,
 }
 
@@ -42,7 +48,7 @@ impl<K: Eq + Hash, V: Clone> Memo<K, V> {
     /// Remembers `value` as the result for `key`.
     pub fn insert(&self, key: K, value: V) {
         let mut table = self.table.lock();
-        let table = table.get_or_insert_with(HashMap::new);
+        let table = table.get_or_insert_with(Table::default);
         if table.len() >= self.max_entries {
             table.clear();
         }

@@ -121,15 +121,26 @@ impl Vfs {
                 found = true;
                 for e in rd.flatten() {
                     let name = e.file_name().to_string_lossy().into_owned();
-                    let is_dir = e.file_type().map(|t| t.is_dir()).unwrap_or(false)
-                        || (e.file_type().map(|t| t.is_symlink()).unwrap_or(false)
-                            && e.path().is_dir());
+                    // The entry's type comes with the directory listing; only a
+                    // symbolic link needs a stat to learn what it points at.
+                    let ft = e.file_type().ok();
+                    let link = ft.is_some_and(|t| t.is_symlink());
+                    let path = dir.join(&name);
+                    let (is_dir, is_file) = if link {
+                        (path.is_dir(), path.is_file())
+                    } else {
+                        (
+                            ft.is_some_and(|t| t.is_dir()),
+                            ft.is_some_and(|t| t.is_file()),
+                        )
+                    };
                     out.insert(
                         name.clone(),
                         DirEntry {
-                            path: dir.join(&name),
+                            path,
                             name,
                             is_dir,
+                            is_file,
                         },
                     );
                 }
@@ -150,11 +161,16 @@ impl Vfs {
                     found = true;
                     let name = first.to_string_lossy().into_owned();
                     let is_dir = comps.next().is_some();
-                    out.entry(name.clone()).or_insert(DirEntry {
+                    let entry = out.entry(name.clone()).or_insert(DirEntry {
                         path: dir.join(&name),
                         name,
                         is_dir,
+                        is_file: false,
                     });
+                    // An overlay file reads as a regular file, whatever the disk holds.
+                    if !is_dir {
+                        entry.is_file = true;
+                    }
                 }
             }
         }
@@ -173,6 +189,9 @@ pub struct DirEntry {
     pub name: String,
     pub path: PathBuf,
     pub is_dir: bool,
+    /// What [`Vfs::is_file`] says of `path`: a regular file (or a link to one) on
+    /// disk, or an overlay file.
+    pub is_file: bool,
 }
 
 fn absolute(p: &Path) -> PathBuf {
