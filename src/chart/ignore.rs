@@ -184,10 +184,29 @@ mod tests {
 
     #[test]
     fn shapes_agree_with_the_glob_matcher() {
-        let patterns = ["*.swp", ".git", "*~", ".project*", "a*b", "*.t?t", "x\\*", "*"];
+        let patterns = [
+            "*.swp",
+            ".git",
+            "*~",
+            ".project*",
+            "a*b",
+            "*.t?t",
+            "x\\*",
+            "*",
+        ];
         let names = [
-            "a.swp", "dir/a.swp", ".git", "x.git", "a~", ".projectile", ".project/x",
-            "ab", "a.txt", "x*", "", "a/b",
+            "a.swp",
+            "dir/a.swp",
+            ".git",
+            "x.git",
+            "a~",
+            ".projectile",
+            ".project/x",
+            "ab",
+            "a.txt",
+            "x*",
+            "",
+            "a/b",
         ];
         for p in patterns {
             for n in names {

@@ -7,6 +7,8 @@
 //! Helm 4 keeping trailing whitespace; Helm 4's longer kind list), so the splitters
 //! are hand-written equivalents of those regexes rather than a YAML stream parser.
 
+use rayon::prelude::*;
+
 use super::yamlio;
 use super::HelmVersion;
 use crate::template::Value;
@@ -371,61 +373,72 @@ pub struct Sorted {
 pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<Sorted, String> {
     let mut order: Vec<&(String, String)> = files.iter().collect();
     order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let mut out = Sorted::default();
+    let mut docs: Vec<(&String, usize, String)> = Vec::new();
     for (path, content) in order {
         let base = path.rsplit('/').next().unwrap_or(path);
         if base.starts_with('_') || trim_space(content).is_empty() {
             continue;
         }
         for (idx, doc) in split_manifests(helm, content).into_iter().enumerate() {
-            let head =
-                parse_head(helm, &doc).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
-            let has_annotations = head.annotations.as_ref().is_some_and(|a| !a.is_empty());
-            let hook_types = if has_annotations {
-                head.annotation("helm.sh/hook").map(str::to_string)
-            } else {
-                None
-            };
-            let Some(hook_types) = hook_types else {
-                out.manifests.push(Manifest {
-                    path: path.clone(),
-                    content: doc,
-                    head,
-                    hook_events: None,
-                    index_in_file: idx,
-                });
-                continue;
-            };
-            let mut events = Vec::new();
-            let mut unknown = false;
-            for t in hook_types.split(',') {
-                let t = t.trim().to_lowercase();
-                if !HOOK_EVENTS.contains(&t.as_str()) {
-                    unknown = true;
-                    break;
-                }
-                events.push(t);
-            }
-            if unknown {
-                out.logs.push(match helm {
-                    HelmVersion::V3 => format!(
-                        "manifest_sorter.go:192: info: skipping unknown hook: {}",
-                        crate::template::fmt::quote(&hook_types)
-                    ),
-                    HelmVersion::V4 => {
-                        format!("level=INFO msg=\"skipping unknown hooks\" hookTypes={hook_types}")
-                    }
-                });
-                continue;
-            }
-            out.hooks.push(Manifest {
+            docs.push((path, idx, doc));
+        }
+    }
+    // Heads decode independently (a chart's CRDs make this most of the sorting);
+    // the first failing document in order is the error, as when decoding in turn.
+    let head = |(_, _, doc): &(&String, usize, String)| parse_head(helm, doc);
+    let heads: Vec<_> = if super::worth_parallel(docs.iter().map(|d| d.2.len())) {
+        docs.par_iter().map(head).collect()
+    } else {
+        docs.iter().map(head).collect()
+    };
+    let mut out = Sorted::default();
+    for ((path, idx, doc), head) in docs.into_iter().zip(heads) {
+        let head = head.map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+        let has_annotations = head.annotations.as_ref().is_some_and(|a| !a.is_empty());
+        let hook_types = if has_annotations {
+            head.annotation("helm.sh/hook").map(str::to_string)
+        } else {
+            None
+        };
+        let Some(hook_types) = hook_types else {
+            out.manifests.push(Manifest {
                 path: path.clone(),
                 content: doc,
                 head,
-                hook_events: Some(events),
+                hook_events: None,
                 index_in_file: idx,
             });
+            continue;
+        };
+        let mut events = Vec::new();
+        let mut unknown = false;
+        for t in hook_types.split(',') {
+            let t = t.trim().to_lowercase();
+            if !HOOK_EVENTS.contains(&t.as_str()) {
+                unknown = true;
+                break;
+            }
+            events.push(t);
         }
+        if unknown {
+            out.logs.push(match helm {
+                HelmVersion::V3 => format!(
+                    "manifest_sorter.go:192: info: skipping unknown hook: {}",
+                    crate::template::fmt::quote(&hook_types)
+                ),
+                HelmVersion::V4 => {
+                    format!("level=INFO msg=\"skipping unknown hooks\" hookTypes={hook_types}")
+                }
+            });
+            continue;
+        }
+        out.hooks.push(Manifest {
+            path: path.clone(),
+            content: doc,
+            head,
+            hook_events: Some(events),
+            index_in_file: idx,
+        });
     }
     sort_by_kind(helm, &mut out.hooks, |m| m.head.kind.as_str());
     sort_by_kind(helm, &mut out.manifests, |m| m.head.kind.as_str());

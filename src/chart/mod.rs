@@ -44,3 +44,19 @@ impl HelmVersion {
         }
     }
 }
+
+/// Whether work over texts of these sizes is worth spreading over threads. Parsing
+/// runs at roughly 100 bytes per microsecond, so below this much text the thread
+/// hand-off (and, in a one-shot `template` run, starting the pool) costs more than
+/// it saves.
+pub(crate) fn worth_parallel(sizes: impl Iterator<Item = usize>) -> bool {
+    const MIN_BYTES: usize = 32 * 1024;
+    let mut total = 0;
+    for n in sizes {
+        total += n;
+        if total >= MIN_BYTES {
+            return true;
+        }
+    }
+    false
+}

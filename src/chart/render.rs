@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rayon::prelude::*;
+
 use super::capabilities::{Capabilities, KubeVersion};
 use super::coalesce::{coalesce_chart, Warnings};
 use super::error::{ChartError, Phase};
@@ -21,7 +23,7 @@ use super::schema;
 use super::tree::{process_dependencies, Node};
 use super::values::{ValueOptions, ValuesSource};
 use super::yamlio;
-use super::HelmVersion;
+use super::{worth_parallel, HelmVersion};
 use crate::funcs::semver::is_compatible_range;
 use crate::funcs::{helm_registry, Flavor};
 use crate::source::{SourceFile, Vfs};
@@ -315,13 +317,27 @@ fn template_set(
         registry(helm),
         Options::new(level, MissingKey::Zero),
     );
-    for t in tpls {
-        if let Err(e) = set.parse_source(&t.name, t.source.clone()) {
-            let mut err = ChartError::render(errors::parse_error(&t.name, &e));
-            if let (Some(src), Some(span)) = (e.source.clone(), e.span) {
-                err = err.with_location(src, span);
+    // Files parse independently; only adding them to the set is ordered (a later
+    // `define` replaces an earlier one), and the first failing file in order is the
+    // error reported, as when parsing one by one.
+    let parse = |t: &Renderable| set.parse_detached(&t.name, t.source.clone());
+    let parsed: Vec<_> = if worth_parallel(tpls.iter().map(|t| t.source.text().len())) {
+        tpls.par_iter().map(parse).collect()
+    } else {
+        tpls.iter().map(parse).collect()
+    };
+    for (t, p) in tpls.iter().zip(parsed) {
+        match p {
+            Ok(p) => {
+                set.add_parsed(&t.name, p);
             }
-            return Err(err);
+            Err(e) => {
+                let mut err = ChartError::render(errors::parse_error(&t.name, &e));
+                if let (Some(src), Some(span)) = (e.source.clone(), e.span) {
+                    err = err.with_location(src, span);
+                }
+                return Err(err);
+            }
         }
     }
     let set = Arc::new(set);

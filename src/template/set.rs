@@ -112,19 +112,30 @@ impl TemplateSet {
     /// inside another `tpl` relies on this). Callers that execute what they just
     /// parsed must therefore not fall back to the older definition.
     pub fn parse_tracking_root(&mut self, name: &str, source: SourceFile) -> Result<bool, Error> {
-        let parsed = {
-            let reg = &self.registry;
-            let has = |f: &str| reg.contains(f) || super::builtins::is_builtin(f);
-            parser::parse(
-                name,
-                source,
-                &self.options.left_delim,
-                &self.options.right_delim,
-                self.options.level,
-                &has,
-            )
-            .map_err(|e| *e)?
-        };
+        let parsed = self.parse_detached(name, source)?;
+        Ok(self.add_parsed(name, parsed))
+    }
+
+    /// The parsing half of [`TemplateSet::parse_tracking_root`]: it reads only the
+    /// set's options and functions, so many texts can be parsed at the same time and
+    /// then added in order with [`TemplateSet::add_parsed`].
+    pub fn parse_detached(&self, name: &str, source: SourceFile) -> Result<parser::Parsed, Error> {
+        let reg = &self.registry;
+        let has = |f: &str| reg.contains(f) || super::builtins::is_builtin(f);
+        parser::parse(
+            name,
+            source,
+            &self.options.left_delim,
+            &self.options.right_delim,
+            self.options.level,
+            &has,
+        )
+        .map_err(|e| *e)
+    }
+
+    /// Adds what [`TemplateSet::parse_detached`] parsed for `name`; true when the
+    /// text's own body was empty.
+    pub fn add_parsed(&mut self, name: &str, parsed: parser::Parsed) -> bool {
         let mut root_empty = true;
         for (tname, root) in parsed.templates {
             let empty = parsed.tree.is_empty_tree(root);
@@ -143,7 +154,7 @@ impl TemplateSet {
                 },
             );
         }
-        Ok(root_empty)
+        root_empty
     }
 
     pub fn lookup(&self, name: &str) -> Option<&TemplateDef> {
