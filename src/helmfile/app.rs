@@ -607,17 +607,21 @@ impl Runner<'_> {
             let input = self.input;
             let state = &self.out.states[index];
             let st_ref: &HelmState = st;
-            order[..reachable]
-                .par_iter()
-                .map(|&i| {
-                    Some(super::output::template_release(
-                        input,
-                        st_ref,
-                        i,
-                        &state.releases[i],
-                    ))
+            // Releases are handed to threads one at a time in order, not split into
+            // fixed halves up front: a state's heavy releases (CRD bundles, key
+            // generation) often sit next to each other and would otherwise land on
+            // the same thread while the other runs out of work.
+            let mut done: Vec<(usize, super::output::TemplatedRelease)> = order[..reachable]
+                .iter()
+                .enumerate()
+                .par_bridge()
+                .map(|(k, &i)| {
+                    let t = super::output::template_release(input, st_ref, i, &state.releases[i]);
+                    (k, t)
                 })
-                .collect()
+                .collect();
+            done.sort_by_key(|(k, _)| *k);
+            done.into_iter().map(|(_, t)| Some(t)).collect()
         } else {
             Vec::new()
         };
