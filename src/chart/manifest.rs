@@ -98,7 +98,9 @@ fn trim_left_space(s: &str) -> &str {
 }
 
 /// Byte ranges of the separators Helm 3's regex `(?:^|\s*\n)---\s*` finds.
-/// (`\s` in Go's RE2 is `[\t\n\f\r ]`.)
+/// (`\s` in Go's RE2 is `[\t\n\f\r ]`.) Apart from a `---` at the very start, a
+/// match is a `\n---` together with the whitespace run that ends in its newline, so
+/// the search jumps from one `\n---` to the next.
 fn v3_separators(s: &[u8]) -> Vec<(usize, usize)> {
     let re_space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
     let skip_space = |mut i: usize| {
@@ -109,72 +111,63 @@ fn v3_separators(s: &[u8]) -> Vec<(usize, usize)> {
     };
     let mut out = Vec::new();
     let mut pos = 0;
-    while pos <= s.len() {
-        let mut found = None;
-        let mut i = pos;
-        while i < s.len() {
-            if i == 0 && s.starts_with(b"---") {
-                found = Some((0, skip_space(3)));
-                break;
-            }
-            if re_space(s[i]) {
-                // The whitespace run starting here; it must end in "\n---".
-                let j = skip_space(i);
-                if j > i && s[j - 1] == b'\n' && s[j..].starts_with(b"---") {
-                    found = Some((i, skip_space(j + 3)));
-                    break;
-                }
-                // No match can start inside this run either; jump past it.
-                i = j;
-                continue;
-            }
-            i += 1;
+    if s.starts_with(b"---") {
+        let end = skip_space(3);
+        out.push((0, end));
+        pos = end;
+    }
+    for n in memchr::memmem::find_iter(s, b"\n---") {
+        if n < pos {
+            continue;
         }
-        match found {
-            Some((a, b)) => {
-                out.push((a, b));
-                pos = b.max(a + 1);
-            }
-            None => break,
+        let mut start = n;
+        while start > pos && re_space(s[start - 1]) {
+            start -= 1;
         }
+        let end = skip_space(n + 4);
+        out.push((start, end));
+        pos = end;
     }
     out
 }
 
-/// Byte ranges of the separators Helm 4's regex `(?m)^---[ \t]*` finds.
+/// Byte ranges of the separators Helm 4's regex `(?m)^---[ \t]*` finds: only line
+/// starts can match, so the search visits the newlines.
 fn v4_separators(s: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() {
-        let at_line_start = i == 0 || s[i - 1] == b'\n';
-        if at_line_start && s[i..].starts_with(b"---") {
-            let mut j = i + 3;
-            while j < s.len() && matches!(s[j], b' ' | b'\t') {
-                j += 1;
-            }
-            out.push((i, j));
-            i = j.max(i + 1);
-            continue;
+    let at = |i: usize| -> Option<usize> {
+        if !s[i..].starts_with(b"---") {
+            return None;
         }
-        i += 1;
+        let mut j = i + 3;
+        while j < s.len() && matches!(s[j], b' ' | b'\t') {
+            j += 1;
+        }
+        Some(j)
+    };
+    let mut out = Vec::new();
+    let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', s).map(|n| n + 1));
+    for i in starts.filter(|&i| i < s.len()) {
+        if let Some(j) = at(i) {
+            out.push((i, j));
+        }
     }
     out
 }
 
 /// Go's `Regexp.Split(s, -1)` given the match ranges.
-fn split_at(s: &str, seps: &[(usize, usize)]) -> Vec<String> {
+fn split_at<'a>(s: &'a str, seps: &[(usize, usize)]) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut beg = 0;
     let mut end = 0;
     for &(a, b) in seps {
         end = a;
         if b != 0 {
-            out.push(s[beg..end].to_string());
+            out.push(&s[beg..end]);
         }
         beg = b;
     }
     if end != s.len() {
-        out.push(s[beg..].to_string());
+        out.push(&s[beg..]);
     }
     out
 }
@@ -189,7 +182,7 @@ pub fn split_manifests(helm: HelmVersion, big: &str) -> Vec<String> {
             split_at(t, &seps)
                 .into_iter()
                 .filter(|d| !d.is_empty())
-                .map(|d| trim_space(&d).to_string())
+                .map(|d| trim_space(d).to_string())
                 .collect()
         }
         HelmVersion::V4 => {
@@ -198,7 +191,7 @@ pub fn split_manifests(helm: HelmVersion, big: &str) -> Vec<String> {
             split_at(t, &seps)
                 .into_iter()
                 .filter(|d| !trim_space(d).is_empty())
-                .map(|d| trim_left_space(&d).to_string())
+                .map(|d| trim_left_space(d).to_string())
                 .collect()
         }
     }
@@ -469,25 +462,52 @@ pub fn print(
     crds: &[CrdFile],
     opts: &PrintOptions,
 ) -> Result<String, String> {
-    let mut manifest = String::new();
-    if opts.include_crds {
-        for c in crds {
-            manifest.push_str(&format!("---\n# Source: {}\n{}\n", c.path, c.content));
-        }
+    // Charts of CRD bundles print megabytes: size the buffers once and write each
+    // document straight into them.
+    fn push_doc(out: &mut String, path: &str, content: &str) {
+        out.push_str("---\n# Source: ");
+        out.push_str(path);
+        out.push('\n');
+        out.push_str(content);
+        out.push('\n');
+    }
+    let size = |path: &str, content: &str| path.len() + content.len() + 16;
+    let crds: &[CrdFile] = if opts.include_crds { crds } else { &[] };
+    let hooks: Vec<&Manifest> = if opts.no_hooks {
+        Vec::new()
+    } else {
+        sorted
+            .hooks
+            .iter()
+            .filter(|h| !(opts.skip_tests && h.is_test_hook()))
+            .collect()
+    };
+    let body = crds
+        .iter()
+        .map(|c| size(&c.path, &c.content))
+        .sum::<usize>()
+        + sorted
+            .manifests
+            .iter()
+            .map(|m| size(&m.path, &m.content))
+            .sum::<usize>();
+    let mut manifest = String::with_capacity(body);
+    for c in crds {
+        push_doc(&mut manifest, &c.path, &c.content);
     }
     for m in &sorted.manifests {
-        manifest.push_str(&format!("---\n# Source: {}\n{}\n", m.path, m.content));
+        push_doc(&mut manifest, &m.path, &m.content);
     }
-    let mut all = String::new();
+    let tail = hooks
+        .iter()
+        .map(|h| size(&h.path, &h.content))
+        .sum::<usize>();
+    let mut all = String::with_capacity(body + tail + 1);
     all.push_str(trim_space(&manifest));
     all.push('\n');
-    if !opts.no_hooks {
-        for h in &sorted.hooks {
-            if opts.skip_tests && h.is_test_hook() {
-                continue;
-            }
-            all.push_str(&format!("---\n# Source: {}\n{}\n", h.path, h.content));
-        }
+    drop(manifest);
+    for h in hooks {
+        push_doc(&mut all, &h.path, &h.content);
     }
     if opts.show_only.is_empty() {
         return Ok(all);
@@ -537,6 +557,100 @@ fn source_path(doc: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The separator searches as first written (a byte-by-byte regex walk), kept to
+    /// check the jumping versions against.
+    fn v3_reference(s: &[u8]) -> Vec<(usize, usize)> {
+        let re_space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        let skip_space = |mut i: usize| {
+            while i < s.len() && re_space(s[i]) {
+                i += 1;
+            }
+            i
+        };
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while pos <= s.len() {
+            let mut found = None;
+            let mut i = pos;
+            while i < s.len() {
+                if i == 0 && s.starts_with(b"---") {
+                    found = Some((0, skip_space(3)));
+                    break;
+                }
+                if re_space(s[i]) {
+                    let j = skip_space(i);
+                    if j > i && s[j - 1] == b'\n' && s[j..].starts_with(b"---") {
+                        found = Some((i, skip_space(j + 3)));
+                        break;
+                    }
+                    i = j;
+                    continue;
+                }
+                i += 1;
+            }
+            match found {
+                Some((a, b)) => {
+                    out.push((a, b));
+                    pos = b.max(a + 1);
+                }
+                None => break,
+            }
+        }
+        out
+    }
+
+    fn v4_reference(s: &[u8]) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < s.len() {
+            let at_line_start = i == 0 || s[i - 1] == b'\n';
+            if at_line_start && s[i..].starts_with(b"---") {
+                let mut j = i + 3;
+                while j < s.len() && matches!(s[j], b' ' | b'\t') {
+                    j += 1;
+                }
+                out.push((i, j));
+                i = j.max(i + 1);
+                continue;
+            }
+            i += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn separator_searches_agree_with_the_regex_walk() {
+        // Every string of up to 7 symbols over an alphabet rich in separator parts,
+        // plus a few longer documents.
+        let alphabet: &[&str] = &["-", "---", "\n", " ", "\t", "\r", "a", "\x0c"];
+        let mut cases: Vec<String> = vec![String::new()];
+        let mut frontier = cases.clone();
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for c in &frontier {
+                for a in alphabet {
+                    next.push(format!("{c}{a}"));
+                }
+            }
+            cases.extend(next.iter().cloned());
+            frontier = next;
+        }
+        cases.push("---\na: 1\n---\n\n  ---  \nb: 2\n \n---\n---\nc: 3\n---".to_string());
+        cases.push("# x\n \t\n---a\n--- \t\r\n---".to_string());
+        for c in &cases {
+            assert_eq!(
+                v3_separators(c.as_bytes()),
+                v3_reference(c.as_bytes()),
+                "v3 {c:?}"
+            );
+            assert_eq!(
+                v4_separators(c.as_bytes()),
+                v4_reference(c.as_bytes()),
+                "v4 {c:?}"
+            );
+        }
+    }
 
     #[test]
     fn v3_split_quirks() {
