@@ -10,6 +10,7 @@
 use rayon::prelude::*;
 
 use super::yamlio;
+use crate::source::Memo;
 use super::HelmVersion;
 use crate::template::Value;
 
@@ -265,7 +266,24 @@ fn simple_head_type(helm: HelmVersion) -> &'static str {
 /// Decodes a document's head like `yaml.Unmarshal(doc, &SimpleHead{})`. Errors are
 /// the text after `YAML parse error on FILE: `.
 pub fn parse_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
-    let v = yamlio::decode_typed_shared(doc)?;
+    // A matrix renders the same documents in many cells; the head is what is worth
+    // keeping, not the decoded document (CRD bundles decode to tens of megabytes).
+    static HEADS: Memo<(HelmVersion, String), Result<Head, String>> = Memo::new(8192);
+    const MEMO_MIN_LEN: usize = 256;
+    if doc.len() < MEMO_MIN_LEN {
+        return decode_head(helm, doc);
+    }
+    let key = (helm, doc.to_string());
+    if let Some(hit) = HEADS.get(&key) {
+        return hit;
+    }
+    let out = decode_head(helm, doc);
+    HEADS.insert(key, out.clone());
+    out
+}
+
+fn decode_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
+    let v = yamlio::decode_typed_once(doc)?;
     let entries = match &v {
         Value::Nil => return Ok(Head::default()),
         Value::Map(m) => m.entries(),

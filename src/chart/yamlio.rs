@@ -42,15 +42,15 @@ pub fn decode_typed(text: &str) -> Result<Value, String> {
     decode(text, &opts).map_err(|e| e.message)
 }
 
-/// [`decode_typed`] for readers that only look: the result may share its maps with
-/// a process-wide table (manifest heads, decoded once for every cell that renders
-/// the same document), so it must never be mutated or handed to a template.
-pub fn decode_typed_shared(text: &str) -> Result<Value, String> {
+/// [`decode_typed`] without the codec's process-wide table and without a private
+/// copy: for callers that read the result once and keep only what they need (a
+/// manifest's head), so a chart's megabytes of CRDs are not kept decoded.
+pub fn decode_typed_once(text: &str) -> Result<Value, String> {
     let opts = DecodeOptions {
         mode: Mode::V2JsonKeys,
         strict: false,
     };
-    yaml::decode_shared(text, &opts).map_err(|e| e.message)
+    yaml::decode_uncached(text, &opts).map_err(|e| e.message)
 }
 
 /// Helm's `toYaml`: `sigs.k8s.io/yaml.Marshal` (JSON round trip, then yaml.v2),
