@@ -10,8 +10,8 @@
 use rayon::prelude::*;
 
 use super::yamlio;
-use crate::source::Memo;
 use super::HelmVersion;
+use crate::source::Memo;
 use crate::template::Value;
 
 /// Kinds in Helm's install order; unknown kinds sort after these.

@@ -629,7 +629,12 @@ fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, S
         let mut rng = ChaCha20Rng::from_seed(seed);
         let factory = SmallFactorsSieveFactory::new(Flavor::Any, half, SetBits::TwoMsb)
             .map_err(|e| e.to_string())?;
-        sieve_and_find(&mut rng, factory, |_, c| is_prime(Flavor::Any, c))
+        // The quick round only ever rejects composites, so the prime found is the
+        // one the full test alone would find.
+        let test = |c: &BoxedUint| {
+            super::primes::base2_round(&c.to_be_bytes()) != Some(false) && is_prime(Flavor::Any, c)
+        };
+        sieve_and_find(&mut rng, factory, |_, c| test(c))
             .map_err(|e| e.to_string())?
             .ok_or_else(|| "crypto/rsa: no prime found".to_string())
     };

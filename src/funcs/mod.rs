@@ -23,6 +23,7 @@ pub mod lists;
 pub mod math;
 pub mod network;
 pub mod paths;
+mod primes;
 pub mod random;
 pub mod reflection;
 pub mod regex;

@@ -1,0 +1,286 @@
+//! A fast first test for RSA prime candidates: one Miller–Rabin round to base 2 in
+//! variable-time Montgomery arithmetic of fixed width.
+//!
+//! Why it exists: `genCA`, `genSelfSignedCert` and `genPrivateKey "rsa"` draw
+//! 2048-bit keys, and nearly all of that time is spent rejecting composite
+//! candidates that survive the small-prime sieve, about thirty per prime. The
+//! full test (`crypto_primes::is_prime`: base-2 Miller–Rabin plus a strong Lucas
+//! test) runs in constant time, which a key nobody will use does not need. This
+//! round rejects those composites at a fraction of the cost and the full test then
+//! confirms the survivor. A base-2 round never rejects a prime, so the primes found,
+//! and therefore every key drawn from a given seed, are the same as without it.
+
+/// The limb counts with a fixed-width implementation: candidates of 512, 1024,
+/// 1536 and 2048 bits, i.e. keys of 1024, 2048, 3072 and 4096 bits.
+const WIDTHS: [usize; 4] = [8, 16, 24, 32];
+
+/// `None` when the width has no fast implementation; otherwise `Some(false)` for a
+/// certain composite and `Some(true)` for a probable prime. `be` is the candidate,
+/// big-endian, and must be odd.
+pub(crate) fn base2_round(be: &[u8]) -> Option<bool> {
+    let bytes = be.len() - be.iter().take_while(|b| **b == 0).count();
+    let limbs = bytes.div_ceil(8);
+    if !WIDTHS.contains(&limbs) {
+        return None;
+    }
+    let mut words = vec![0u64; limbs];
+    for (i, chunk) in be.rchunks(8).enumerate() {
+        if i >= limbs {
+            break;
+        }
+        let mut w = [0u8; 8];
+        w[8 - chunk.len()..].copy_from_slice(chunk);
+        words[i] = u64::from_be_bytes(w);
+    }
+    match limbs {
+        8 => Some(round::<8>(&words)),
+        16 => Some(round::<16>(&words)),
+        24 => Some(round::<24>(&words)),
+        32 => Some(round::<32>(&words)),
+        _ => None,
+    }
+}
+
+fn round<const N: usize>(words: &[u64]) -> bool {
+    let mut m = [0u64; N];
+    m.copy_from_slice(&words[..N]);
+    match Mont::new(m) {
+        Some(mont) => mont.miller_rabin_base2(),
+        None => false,
+    }
+}
+
+/// Arithmetic modulo an odd `m` of `N` little-endian limbs, in Montgomery form
+/// (`x` stands for `x·R mod m`, `R = 2^(64N)`).
+struct Mont<const N: usize> {
+    m: [u64; N],
+    /// `-m⁻¹ mod 2^64`.
+    minv: u64,
+}
+
+impl<const N: usize> Mont<N> {
+    fn new(m: [u64; N]) -> Option<Mont<N>> {
+        if m[0] & 1 == 0 || m[N - 1] == 0 {
+            return None;
+        }
+        // Newton's iteration doubles the number of correct low bits each step.
+        let mut inv: u64 = 1;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(m[0].wrapping_mul(inv)));
+        }
+        Some(Mont {
+            m,
+            minv: inv.wrapping_neg(),
+        })
+    }
+
+    fn at_least_m(&self, x: &[u64; N]) -> bool {
+        for i in (0..N).rev() {
+            if x[i] != self.m[i] {
+                return x[i] > self.m[i];
+            }
+        }
+        true
+    }
+
+    fn sub_m(&self, x: &mut [u64; N]) {
+        let mut borrow = false;
+        for (xi, mi) in x.iter_mut().zip(&self.m) {
+            let (d, b1) = xi.overflowing_sub(*mi);
+            let (d, b2) = d.overflowing_sub(u64::from(borrow));
+            *xi = d;
+            borrow = b1 | b2;
+        }
+    }
+
+    /// `x ← 2x mod m`, for `x < m` (doubling commutes with the Montgomery form).
+    fn double(&self, x: &mut [u64; N]) {
+        let mut carry = 0u64;
+        for xi in x.iter_mut() {
+            let top = *xi >> 63;
+            *xi = (*xi << 1) | carry;
+            carry = top;
+        }
+        if carry != 0 || self.at_least_m(x) {
+            self.sub_m(x);
+        }
+    }
+
+    /// `a·b·R⁻¹ mod m`, interleaving each row of the product with one reduction
+    /// step (coarsely integrated operand scanning).
+    fn mul(&self, a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        let mut t = [0u64; N];
+        let mut top: u64 = 0;
+        for &bi in b {
+            let mut carry: u64 = 0;
+            for j in 0..N {
+                let s = u128::from(t[j]) + u128::from(a[j]) * u128::from(bi) + u128::from(carry);
+                t[j] = s as u64;
+                carry = (s >> 64) as u64;
+            }
+            let s = u128::from(top) + u128::from(carry);
+            let (t_n, t_n1) = (s as u64, (s >> 64) as u64);
+            let q = t[0].wrapping_mul(self.minv);
+            let s = u128::from(t[0]) + u128::from(q) * u128::from(self.m[0]);
+            let mut carry = (s >> 64) as u64;
+            for j in 1..N {
+                let s =
+                    u128::from(t[j]) + u128::from(q) * u128::from(self.m[j]) + u128::from(carry);
+                t[j - 1] = s as u64;
+                carry = (s >> 64) as u64;
+            }
+            let s = u128::from(t_n) + u128::from(carry);
+            t[N - 1] = s as u64;
+            top = t_n1 + (s >> 64) as u64;
+        }
+        if top != 0 || self.at_least_m(&t) {
+            self.sub_m(&mut t);
+        }
+        t
+    }
+
+    /// Bit `k` of `m - 1`.
+    fn m_minus_one_bit(&self, k: usize) -> bool {
+        let w = k / 64;
+        if w >= N {
+            return false;
+        }
+        // m is odd, so m - 1 only clears bit 0 of the lowest limb.
+        let v = if w == 0 { self.m[0] - 1 } else { self.m[w] };
+        (v >> (k % 64)) & 1 == 1
+    }
+
+    /// One Miller–Rabin round to base 2: with `m - 1 = d·2^s`, `m` passes when
+    /// `2^d ≡ 1` or `2^(d·2^r) ≡ -1 (mod m)` for some `r < s`.
+    fn miller_rabin_base2(&self) -> bool {
+        let bits = 64 * N - self.m[N - 1].leading_zeros() as usize;
+        // s: trailing zero bits of m - 1 (m > 1 here, so m - 1 has a set bit).
+        let Some(s) = (1..bits).find(|&k| self.m_minus_one_bit(k)) else {
+            return false;
+        };
+        // R mod m: 1 doubled 64N times.
+        let mut one = [0u64; N];
+        one[0] = 1;
+        for _ in 0..64 * N {
+            self.double(&mut one);
+        }
+        let mut minus_one = self.m;
+        let mut borrow = false;
+        for (x, o) in minus_one.iter_mut().zip(&one) {
+            let (d, b1) = x.overflowing_sub(*o);
+            let (d, b2) = d.overflowing_sub(u64::from(borrow));
+            *x = d;
+            borrow = b1 | b2;
+        }
+        // 2^d by left-to-right square-and-double over the bits of d = (m-1) >> s.
+        let mut y = one;
+        for k in (s..bits).rev() {
+            y = self.mul(&y, &y);
+            if self.m_minus_one_bit(k) {
+                self.double(&mut y);
+            }
+        }
+        if y == one || y == minus_one {
+            return true;
+        }
+        for _ in 1..s {
+            y = self.mul(&y, &y);
+            if y == minus_one {
+                return true;
+            }
+            if y == one {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::BigUint;
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::{Rng, SeedableRng};
+
+    /// The same round computed with general big-integer arithmetic.
+    fn reference(n: &BigUint) -> bool {
+        let one = BigUint::from(1u32);
+        let n1 = n - &one;
+        let s = n1.trailing_zeros().unwrap_or(0);
+        let d = &n1 >> s;
+        let mut y = BigUint::from(2u32).modpow(&d, n);
+        if y == one || y == n1 {
+            return true;
+        }
+        for _ in 1..s {
+            y = (&y * &y) % n;
+            if y == n1 {
+                return true;
+            }
+            if y == one {
+                return false;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn agrees_with_big_integer_arithmetic() {
+        let mut rng = ChaCha20Rng::from_seed([3u8; 32]);
+        let mut passed = 0;
+        for k in 0..120 {
+            let bytes = [64usize, 128, 192, 256][k % 4];
+            let mut b = vec![0u8; bytes];
+            rng.fill_bytes(&mut b);
+            b[0] |= 0x80;
+            b[bytes - 1] |= 1;
+            if k % 3 == 0 {
+                // Many trailing zeros in m - 1 exercise the squaring tail.
+                b[bytes - 1] = 1;
+                b[bytes - 2] = 0;
+            }
+            let n = BigUint::from_bytes_be(&b);
+            let got = base2_round(&b);
+            assert_eq!(got, Some(reference(&n)), "{n:x}");
+            passed += usize::from(got == Some(true));
+        }
+        assert!(passed < 120);
+    }
+
+    #[test]
+    fn passes_primes_and_rejects_pseudoprime_free_composites() {
+        // 2^521 - 1 is prime but 9 limbs wide: no fast width.
+        let p521: BigUint = (BigUint::from(1u32) << 521u32) - 1u32;
+        assert_eq!(base2_round(&p521.to_bytes_be()), None);
+        // 2^1279 - 1 is prime, 20 limbs: no fast width either.
+        let p1279: BigUint = (BigUint::from(1u32) << 1279u32) - 1u32;
+        assert_eq!(base2_round(&p1279.to_bytes_be()), None);
+        // Primes found by the full test at each fast width pass; their products
+        // with small odd numbers (still of that width) do not.
+        for bits in [512u32, 1024, 1536, 2048] {
+            use crypto_primes::hazmat::{SetBits, SmallFactorsSieveFactory};
+            use crypto_primes::{is_prime, sieve_and_find, Flavor};
+            let mut rng = ChaCha20Rng::from_seed([bits as u8; 32]);
+            let factory = SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb)
+                .expect("valid sieve");
+            let p: rsa::BoxedUint =
+                sieve_and_find(&mut rng, factory, |_, c| is_prime(Flavor::Any, c))
+                    .expect("search runs")
+                    .expect("a prime");
+            let be = p.to_be_bytes();
+            assert_eq!(base2_round(&be), Some(true), "{bits}-bit prime");
+            let n = BigUint::from_bytes_be(&be);
+            let composite = (&n >> 2u32) * 3u32;
+            let composite = if composite.bit(0) {
+                composite
+            } else {
+                composite + 1u32
+            };
+            assert_eq!(
+                base2_round(&composite.to_bytes_be()),
+                Some(reference(&composite)),
+            );
+        }
+    }
+}
