@@ -234,7 +234,8 @@ fn main() {
     // (Helm mode) and every rendered manifest's head (yaml.v2 types, JSON keys).
     let chart_values = chart_values_text(40);
     let manifests: Vec<String> = (0..200).map(manifest_text).collect();
-    let values_runs = 20;
+    // Enough repetitions per sample that one sample is a few hundred milliseconds.
+    let values_runs = 100;
     let chart = median(
         || {
             for _ in 0..values_runs {
@@ -248,14 +249,17 @@ fn main() {
         mode: yaml::Mode::V2JsonKeys,
         strict: false,
     };
+    let manifest_rounds = 10;
     let manifest = median(
         || {
-            for m in &manifests {
-                let _ = yaml::decode_uncached(m, &v2json).expect("decode");
+            for _ in 0..manifest_rounds {
+                for m in &manifests {
+                    let _ = yaml::decode_uncached(m, &v2json).expect("decode");
+                }
             }
         },
         runs,
-    ) / manifests.len() as u32;
+    ) / (manifest_rounds * manifests.len()) as u32;
     println!("input: {mb:.2} MB ({} lines)", text.lines().count());
     for (name, d) in [
         ("parse to node trees", parse),

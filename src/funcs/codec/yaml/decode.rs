@@ -157,6 +157,14 @@ impl GoMap {
         GoMap::default()
     }
 
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> GoMap {
+        GoMap {
+            entries: Vec::with_capacity(n),
+            index: None,
+        }
+    }
+
     fn position(&self, k: &GoValue) -> Option<usize> {
         match &self.index {
             None => self.entries.iter().position(|(e, _)| key_eq(e, k)),
@@ -471,7 +479,8 @@ impl<'d> Decoder<'d> {
                 Ok(GoValue::Seq(out))
             }
             NodeKind::Mapping => {
-                let mut m = GoMap::new();
+                // One entry per key/value pair unless merges or duplicates change it.
+                let mut m = GoMap::with_capacity(self.doc.node(id).children.len() / 2);
                 self.fill_map(id, &mut m, Target::Interface)?;
                 Ok(GoValue::Map(m))
             }
@@ -565,7 +574,7 @@ impl<'d> Decoder<'d> {
                 r
             }
             NodeKind::Mapping => {
-                let mut m = GoMap::new();
+                let mut m = GoMap::with_capacity(self.doc.node(id).children.len() / 2);
                 self.fill_map(id, &mut m, Target::StringMap)?;
                 Ok(GoValue::Map(m))
             }
