@@ -81,6 +81,8 @@ type Result<T> = std::result::Result<T, ComposeError>;
 
 pub struct Composer {
     parser: Parser,
+    /// A guess at the node count of a document, to size its arena up front.
+    nodes_hint: usize,
     peeked: Option<super::parser::Event>,
     started: bool,
 }
@@ -89,6 +91,9 @@ impl Composer {
     pub fn new(input: &str) -> Composer {
         Composer {
             parser: Parser::new(input),
+            // Typical YAML has a node every 10 to 20 bytes; later documents of a
+            // stream are assumed to be like the one before.
+            nodes_hint: (input.len() / 16).min(4096),
             peeked: None,
             started: false,
         }
@@ -145,7 +150,7 @@ impl Composer {
             EventKind::StreamEnd => Ok(None),
             EventKind::DocumentStart { .. } => {
                 let mut b = Builder {
-                    nodes: Vec::new(),
+                    nodes: Vec::with_capacity(self.nodes_hint),
                     anchors: HashMap::new(),
                 };
                 let start = self.take()?;
@@ -161,6 +166,7 @@ impl Composer {
                     ));
                 }
                 b.nodes[root].end = b.nodes[child].end;
+                self.nodes_hint = b.nodes.len();
                 Ok(Some(Document {
                     nodes: b.nodes,
                     root,

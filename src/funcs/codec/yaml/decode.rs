@@ -61,17 +61,86 @@ impl GoValue {
     }
 }
 
-/// How a key is found again in a Go map: by dynamic type and value, with `+0 == -0`
-/// and NaN never equal to anything.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum KeyRepr {
-    Nil,
-    Bool(bool),
-    Int(i64),
-    Uint(u64),
-    Float(u64),
-    Str(String),
-    Unique(usize),
+/// Go's `==` on interface map keys: same dynamic type and value, with `+0 == -0`,
+/// NaN never equal to anything, and slices/maps (only reachable as merge-built keys)
+/// never found again.
+fn key_eq(a: &GoValue, b: &GoValue) -> bool {
+    match (a, b) {
+        (GoValue::Nil, GoValue::Nil) => true,
+        (GoValue::Bool(x), GoValue::Bool(y)) => x == y,
+        (GoValue::Int(x), GoValue::Int(y)) => x == y,
+        (GoValue::Uint(x), GoValue::Uint(y)) => x == y,
+        (GoValue::Float(x), GoValue::Float(y)) => x == y,
+        (GoValue::Str(x), GoValue::Str(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// A hash consistent with [`key_eq`]; `None` for keys that equal nothing.
+fn key_hash(k: &GoValue) -> Option<u64> {
+    // FNV-1a: keys are short, and a keyed hash buys nothing for a map that lives
+    // only while one document is decoded.
+    fn fnv(seed: u64, bytes: &[u8]) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325 ^ seed;
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h
+    }
+    Some(match k {
+        GoValue::Nil => fnv(1, &[]),
+        GoValue::Bool(b) => fnv(2, &[*b as u8]),
+        GoValue::Int(i) => fnv(3, &i.to_le_bytes()),
+        GoValue::Uint(u) => fnv(4, &u.to_le_bytes()),
+        GoValue::Float(f) if f.is_nan() => return None,
+        GoValue::Float(f) => {
+            let bits = if *f == 0.0 { 0 } else { f.to_bits() };
+            fnv(5, &bits.to_le_bytes())
+        }
+        GoValue::Str(s) => fnv(6, s.as_bytes()),
+        GoValue::Seq(_) | GoValue::Map(_) => return None,
+    })
+}
+
+/// Maps up to this size are searched linearly; larger ones get a hash index.
+const LINEAR_MAX: usize = 8;
+const NO_ENTRY: usize = usize::MAX;
+
+/// The hash index of a large [`GoMap`]: per hash the newest entry, and per entry the
+/// previous entry with the same hash (keys are never removed, so chains only grow).
+#[derive(Clone, Debug, Default)]
+struct KeyIndex {
+    heads: HashMap<u64, usize, std::hash::BuildHasherDefault<IdentityHasher>>,
+    prev: Vec<usize>,
+}
+
+/// The index's keys are already hashes.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+impl KeyIndex {
+    fn add(&mut self, k: &GoValue, pos: usize) {
+        let prev = match key_hash(k) {
+            Some(h) => self.heads.insert(h, pos).unwrap_or(NO_ENTRY),
+            None => NO_ENTRY,
+        };
+        self.prev.push(prev);
+    }
 }
 
 /// A Go map with interface keys, keeping insertion order for determinism (Go's own
@@ -79,7 +148,8 @@ enum KeyRepr {
 #[derive(Clone, Debug, Default)]
 pub struct GoMap {
     entries: Vec<(GoValue, GoValue)>,
-    index: HashMap<KeyRepr, usize>,
+    /// Present once the map has more than [`LINEAR_MAX`] entries.
+    index: Option<KeyIndex>,
 }
 
 impl GoMap {
@@ -87,47 +157,58 @@ impl GoMap {
         GoMap::default()
     }
 
-    fn repr(&self, k: &GoValue) -> KeyRepr {
-        match k {
-            GoValue::Nil => KeyRepr::Nil,
-            GoValue::Bool(b) => KeyRepr::Bool(*b),
-            GoValue::Int(i) => KeyRepr::Int(*i),
-            GoValue::Uint(u) => KeyRepr::Uint(*u),
-            GoValue::Float(f) => {
-                if f.is_nan() {
-                    KeyRepr::Unique(self.entries.len())
-                } else if *f == 0.0 {
-                    KeyRepr::Float(0)
-                } else {
-                    KeyRepr::Float(f.to_bits())
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> GoMap {
+        GoMap {
+            entries: Vec::with_capacity(n),
+            index: None,
+        }
+    }
+
+    fn position(&self, k: &GoValue) -> Option<usize> {
+        match &self.index {
+            None => self.entries.iter().position(|(e, _)| key_eq(e, k)),
+            Some(ix) => {
+                let mut i = *ix.heads.get(&key_hash(k)?)?;
+                while i != NO_ENTRY {
+                    if key_eq(&self.entries[i].0, k) {
+                        return Some(i);
+                    }
+                    i = ix.prev[i];
                 }
+                None
             }
-            GoValue::Str(s) => KeyRepr::Str(s.clone()),
-            GoValue::Seq(_) | GoValue::Map(_) => KeyRepr::Unique(self.entries.len()),
         }
     }
 
     pub fn get(&self, k: &GoValue) -> Option<&GoValue> {
-        let r = self.repr(k);
-        if matches!(r, KeyRepr::Unique(_)) {
-            return None;
-        }
-        self.index.get(&r).map(|&i| &self.entries[i].1)
+        self.position(k).map(|i| &self.entries[i].1)
     }
 
     pub fn contains_key(&self, k: &GoValue) -> bool {
-        self.get(k).is_some()
+        self.position(k).is_some()
     }
 
     /// Sets `k` to `v`; an existing equal key keeps its original spelling (Go map
     /// assignment does not replace keys).
     pub fn insert(&mut self, k: GoValue, v: GoValue) {
-        let r = self.repr(&k);
-        if let Some(&i) = self.index.get(&r) {
+        if let Some(i) = self.position(&k) {
             self.entries[i].1 = v;
             return;
         }
-        self.index.insert(r, self.entries.len());
+        let pos = self.entries.len();
+        match &mut self.index {
+            Some(ix) => ix.add(&k, pos),
+            None if pos == LINEAR_MAX => {
+                let mut ix = KeyIndex::default();
+                for (i, (e, _)) in self.entries.iter().enumerate() {
+                    ix.add(e, i);
+                }
+                ix.add(&k, pos);
+                self.index = Some(ix);
+            }
+            None => {}
+        }
         self.entries.push((k, v));
     }
 
@@ -378,10 +459,11 @@ impl<'d> Decoder<'d> {
             }
             NodeKind::Scalar => self.scalar_iface(id),
             NodeKind::Sequence => {
-                let children = self.doc.node(id).children.clone();
+                let doc = self.doc;
+                let children = &doc.node(id).children;
                 let mut out = Vec::with_capacity(children.len());
                 let tracking = self.spans.is_some();
-                for (i, c) in children.into_iter().enumerate() {
+                for (i, &c) in children.iter().enumerate() {
                     if tracking {
                         self.path.push(RawSeg::Index(i));
                     }
@@ -397,17 +479,18 @@ impl<'d> Decoder<'d> {
                 Ok(GoValue::Seq(out))
             }
             NodeKind::Mapping => {
-                let mut m = GoMap::new();
+                // One entry per key/value pair unless merges or duplicates change it.
+                let mut m = GoMap::with_capacity(self.doc.node(id).children.len() / 2);
                 self.fill_map(id, &mut m, Target::Interface)?;
                 Ok(GoValue::Map(m))
             }
         }
     }
 
-    fn resolve_scalar(&mut self, id: NodeId) -> Result<(String, GoValue)> {
+    fn resolve_scalar(&mut self, id: NodeId) -> Result<(&'d str, GoValue)> {
         let n = self.doc.node(id);
         if n.tag.is_empty() && !n.implicit {
-            return Ok((STR_TAG.to_string(), GoValue::Str(n.value.clone())));
+            return Ok((STR_TAG, GoValue::Str(n.value.clone())));
         }
         let r = match resolve(&n.tag, &n.value) {
             Ok(r) => r,
@@ -491,7 +574,7 @@ impl<'d> Decoder<'d> {
                 r
             }
             NodeKind::Mapping => {
-                let mut m = GoMap::new();
+                let mut m = GoMap::with_capacity(self.doc.node(id).children.len() / 2);
                 self.fill_map(id, &mut m, Target::StringMap)?;
                 Ok(GoValue::Map(m))
             }
@@ -504,7 +587,7 @@ impl<'d> Decoder<'d> {
                 if matches!(v, GoValue::Nil) {
                     return Ok(GoValue::Map(GoMap::new()));
                 }
-                self.terror(id, &tag, INTO);
+                self.terror(id, tag, INTO);
                 Ok(GoValue::Map(GoMap::new()))
             }
             NodeKind::Document => Ok(GoValue::Map(GoMap::new())),
@@ -517,7 +600,8 @@ impl<'d> Decoder<'d> {
     }
 
     fn fill_map(&mut self, id: NodeId, out: &mut GoMap, mode: Target) -> Result<()> {
-        let children = self.doc.node(id).children.clone();
+        let doc = self.doc;
+        let children = &doc.node(id).children;
         let mut i = 0;
         while i + 1 < children.len() {
             let (k, v) = (children[i], children[i + 1]);
@@ -722,7 +806,8 @@ impl<'d> Decoder<'d> {
 
     fn rnode(&mut self, id: NodeId) -> Result<RNode> {
         self.count(id)?;
-        let n = self.doc.node(id);
+        let doc = self.doc;
+        let n = doc.node(id);
         let line = n.line + 1;
         let span = self.span_of(id);
         match n.kind {
@@ -749,21 +834,21 @@ impl<'d> Decoder<'d> {
                     RKind::Scalar {
                         value: GoValue::Str(text.clone()),
                         text,
-                        tag: resolve::short_tag(&tag),
+                        tag: resolve::short_tag(tag),
                     }
                 } else {
                     RKind::Scalar {
                         value,
                         text,
-                        tag: resolve::short_tag(&tag),
+                        tag: resolve::short_tag(tag),
                     }
                 };
                 Ok(RNode { line, span, kind })
             }
             NodeKind::Sequence => {
-                let children = n.children.clone();
+                let children = &n.children;
                 let mut items = Vec::with_capacity(children.len());
-                for c in children {
+                for &c in children {
                     items.push(self.rnode(c)?);
                 }
                 Ok(RNode {
@@ -786,7 +871,8 @@ impl<'d> Decoder<'d> {
     }
 
     fn rfill(&mut self, id: NodeId, out: &mut Vec<REntry>, index: &mut GoMap) -> Result<()> {
-        let children = self.doc.node(id).children.clone();
+        let doc = self.doc;
+        let children = &doc.node(id).children;
         let mut i = 0;
         while i + 1 < children.len() {
             let (k, v) = (children[i], children[i + 1]);

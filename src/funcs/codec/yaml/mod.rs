@@ -585,14 +585,18 @@ fn helm_jsonable(v: GoValue) -> Result<Value, String> {
                 .collect::<Result<Vec<_>, _>>()?,
         )),
         GoValue::Map(m) => {
-            let out = Map::new();
+            let mut out = BTreeMap::new();
             for (k, v) in m.into_entries() {
-                let Some(key) = helm_key(&k) else {
-                    return Err(unsupported_key(&k, &v));
+                let key = match k {
+                    GoValue::Str(s) => s,
+                    k => match helm_key(&k) {
+                        Some(key) => key,
+                        None => return Err(unsupported_key(&k, &v)),
+                    },
                 };
                 out.insert(key, helm_jsonable(v)?);
             }
-            Value::Map(out)
+            Value::Map(Map::from_btree(out))
         }
     })
 }
@@ -613,14 +617,18 @@ fn unsupported_key(k: &GoValue, v: &GoValue) -> String {
 fn json_keys_value(v: GoValue) -> Result<Value, String> {
     Ok(match v {
         GoValue::Map(m) => {
-            let out = Map::new();
+            let mut out = BTreeMap::new();
             for (k, v) in m.into_entries() {
-                let Some(key) = helm_key(&k) else {
-                    return Err(unsupported_key(&k, &v));
+                let key = match k {
+                    GoValue::Str(s) => s,
+                    k => match helm_key(&k) {
+                        Some(key) => key,
+                        None => return Err(unsupported_key(&k, &v)),
+                    },
                 };
                 out.insert(key, json_keys_value(v)?);
             }
-            Value::Map(out)
+            Value::Map(Map::from_btree(out))
         }
         GoValue::Seq(items) => Value::List(List::new(
             items
@@ -697,20 +705,24 @@ fn cast_error(msg: String, text: &str) -> YamlError {
 }
 
 fn cast_map(m: GoMap) -> Result<Value, String> {
-    let snapshot = GoValue::Map(m.clone());
-    let out = Map::new();
+    // The error text shows the whole map, so it is kept only when a key will fail.
+    let snapshot = m
+        .iter()
+        .any(|(k, _)| !matches!(k, GoValue::Str(_)))
+        .then(|| GoValue::Map(m.clone()));
+    let mut out = BTreeMap::new();
     for (k, v) in m.into_entries() {
         let GoValue::Str(key) = k else {
             return Err(format!(
                 "unexpected type of key in map: expected string, got {}: value={}, map={}",
                 k.type_name(),
                 gofmt::plain_v(&k),
-                gofmt::plain_v(&snapshot)
+                snapshot.as_ref().map(gofmt::plain_v).unwrap_or_default()
             ));
         };
         out.insert(key, cast_value(v)?);
     }
-    Ok(Value::Map(out))
+    Ok(Value::Map(Map::from_btree(out)))
 }
 
 fn cast_value(v: GoValue) -> Result<Value, String> {

@@ -39,18 +39,19 @@ fn resolvable_tag(tag: &str) -> bool {
 }
 
 /// The outcome of resolving a scalar: its tag and Go value. Timestamps keep their
-/// text (go-yaml hands them to `interface{}` targets as strings).
+/// text (go-yaml hands them to `interface{}` targets as strings). The tag is one of
+/// the constants above or the tag written on the node, so it is never allocated.
 #[derive(Clone, Debug)]
-pub struct Resolved {
-    pub tag: String,
+pub struct Resolved<'t> {
+    pub tag: &'t str,
     pub value: GoValue,
 }
 
 /// go-yaml's `resolve(tag, in)`. Errors carry go-yaml's message (without `yaml: `).
-pub fn resolve(tag: &str, input: &str) -> Result<Resolved, String> {
+pub fn resolve<'t>(tag: &'t str, input: &str) -> Result<Resolved<'t>, String> {
     if !resolvable_tag(tag) {
         return Ok(Resolved {
-            tag: tag.to_string(),
+            tag,
             value: GoValue::Str(input.to_string()),
         });
     }
@@ -61,14 +62,14 @@ pub fn resolve(tag: &str, input: &str) -> Result<Resolved, String> {
     if tag == FLOAT_TAG && r.tag == INT_TAG {
         if let GoValue::Int(i) = r.value {
             return Ok(Resolved {
-                tag: FLOAT_TAG.to_string(),
+                tag: FLOAT_TAG,
                 value: GoValue::Float(i as f64),
             });
         }
     }
     Err(format!(
         "cannot decode {} `{}` as a {}",
-        short_tag(&r.tag),
+        short_tag(r.tag),
         input,
         short_tag(tag)
     ))
@@ -84,7 +85,7 @@ fn table_hint(b: u8) -> u8 {
     }
 }
 
-fn lookup_map(s: &str) -> Option<Resolved> {
+fn lookup_map(s: &str) -> Option<Resolved<'static>> {
     let (tag, value) = match s {
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
             (BOOL_TAG, GoValue::Bool(true))
@@ -101,20 +102,17 @@ fn lookup_map(s: &str) -> Option<Resolved> {
         "<<" => (MERGE_TAG, GoValue::Str("<<".to_string())),
         _ => return None,
     };
-    Some(Resolved {
-        tag: tag.to_string(),
-        value,
-    })
+    Some(Resolved { tag, value })
 }
 
-fn str_result(input: &str) -> Resolved {
+fn str_result(input: &str) -> Resolved<'static> {
     Resolved {
-        tag: STR_TAG.to_string(),
+        tag: STR_TAG,
         value: GoValue::Str(input.to_string()),
     }
 }
 
-fn resolve_implicit(tag: &str, input: &str) -> Resolved {
+fn resolve_implicit(tag: &str, input: &str) -> Resolved<'static> {
     let hint = match input.as_bytes().first() {
         None => b'N',
         Some(&b) => table_hint(b),
@@ -129,7 +127,7 @@ fn resolve_implicit(tag: &str, input: &str) -> Resolved {
         b'.' => {
             if let Some(f) = parse_float(input) {
                 return Resolved {
-                    tag: FLOAT_TAG.to_string(),
+                    tag: FLOAT_TAG,
                     value: GoValue::Float(f),
                 };
             }
@@ -137,27 +135,35 @@ fn resolve_implicit(tag: &str, input: &str) -> Resolved {
         b'D' | b'S' => {
             if (tag.is_empty() || tag == TIMESTAMP_TAG) && is_timestamp(input) {
                 return Resolved {
-                    tag: TIMESTAMP_TAG.to_string(),
+                    tag: TIMESTAMP_TAG,
                     value: GoValue::Str(input.to_string()),
                 };
             }
-            let plain: String = input.chars().filter(|&c| c != '_').collect();
+            let plain: std::borrow::Cow<str> = if input.contains('_') {
+                input
+                    .chars()
+                    .filter(|&c| c != '_')
+                    .collect::<String>()
+                    .into()
+            } else {
+                input.into()
+            };
             if let Ok(i) = parse_int(&plain) {
                 return Resolved {
-                    tag: INT_TAG.to_string(),
+                    tag: INT_TAG,
                     value: GoValue::Int(i),
                 };
             }
             if let Ok(u) = parse_uint(&plain) {
                 return Resolved {
-                    tag: INT_TAG.to_string(),
+                    tag: INT_TAG,
                     value: GoValue::Uint(u),
                 };
             }
             if yaml_style_float(&plain) {
                 if let Some(f) = parse_float(&plain) {
                     return Resolved {
-                        tag: FLOAT_TAG.to_string(),
+                        tag: FLOAT_TAG,
                         value: GoValue::Float(f),
                     };
                 }
@@ -381,8 +387,15 @@ pub fn parse_float(s: &str) -> Option<f64> {
     if underscores && !underscore_ok(s) {
         return None;
     }
-    let cleaned: String = s.chars().filter(|&c| c != '_').collect();
-    let f: f64 = cleaned.parse().ok()?;
+    let f: f64 = if underscores {
+        s.chars()
+            .filter(|&c| c != '_')
+            .collect::<String>()
+            .parse()
+            .ok()?
+    } else {
+        s.parse().ok()?
+    };
     if f.is_infinite() {
         return None;
     }
@@ -670,7 +683,7 @@ mod tests {
     use super::*;
 
     fn tag_of(s: &str) -> String {
-        short_tag(&resolve("", s).map(|r| r.tag).unwrap_or_default())
+        short_tag(resolve("", s).map(|r| r.tag).unwrap_or_default())
     }
 
     #[test]

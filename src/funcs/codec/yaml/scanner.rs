@@ -12,7 +12,7 @@
 //! Marks count characters (`index`, `column`) like libyaml, and additionally carry the
 //! byte `offset` so callers can build source spans.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// A position in the input: character index, 0-based line and column (in characters),
 /// and byte offset.
@@ -190,6 +190,42 @@ struct SimpleKey {
 /// character of a chunk as soon as it is loaded, so a bad character is reported when
 /// the scanner first needs any character of its chunk.
 const RAW_CHUNK: usize = 512;
+
+/// go-yaml's `simple_keys_by_tok` map (token number → index of the simple key that
+/// may turn that token into a key), with the map's exact insert/remove behaviour,
+/// including entries that outlive their key. It is only ever asked about the token
+/// at the head of the queue, and token numbers only grow, so entries for tokens
+/// already consumed can never be asked about again and are dropped; what remains is
+/// a handful of entries, cheaper to scan than to hash.
+#[derive(Default)]
+struct KeysByToken(Vec<(usize, usize)>);
+
+impl KeysByToken {
+    fn get(&self, token: usize) -> Option<usize> {
+        self.0.iter().find(|e| e.0 == token).map(|e| e.1)
+    }
+
+    fn insert(&mut self, token: usize, idx: usize, tokens_parsed: usize) {
+        if let Some(e) = self.0.iter_mut().find(|e| e.0 == token) {
+            e.1 = idx;
+            return;
+        }
+        if self.0.len() >= 8 {
+            self.0.retain(|e| e.0 >= tokens_parsed);
+        }
+        self.0.push((token, idx));
+    }
+
+    fn remove(&mut self, token: usize) {
+        if let Some(i) = self.0.iter().position(|e| e.0 == token) {
+            self.0.swap_remove(i);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
 const MAX_FLOW_LEVEL: usize = 10000;
 const MAX_INDENTS: usize = 10000;
 const PAD: usize = 16;
@@ -212,9 +248,12 @@ pub struct Scanner {
     indents: Vec<isize>,
     simple_key_allowed: bool,
     simple_keys: Vec<SimpleKey>,
-    simple_keys_by_tok: HashMap<usize, usize>,
+    simple_keys_by_tok: KeysByToken,
     flow_level: usize,
     error: Option<SyntaxError>,
+    /// Buffers a plain scalar collects line breaks and blanks in, kept between
+    /// scalars so that scanning one does not allocate them again.
+    scratch: [Vec<u8>; 3],
 }
 
 fn width(b: u8) -> usize {
@@ -235,6 +274,11 @@ fn width(b: u8) -> usize {
 /// encoded as characters); the lossy path only guards against surprises.
 fn bytes_to_string(s: Vec<u8>) -> String {
     String::from_utf8(s).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// A single-byte character that does not end a line (comment and block scalar text).
+fn is_line_byte(b: u8) -> bool {
+    b == b'\t' || (0x20..0x7F).contains(&b)
 }
 
 fn is_alpha_byte(b: u8) -> bool {
@@ -283,9 +327,10 @@ impl Scanner {
             indents: Vec::new(),
             simple_key_allowed: false,
             simple_keys: Vec::new(),
-            simple_keys_by_tok: HashMap::new(),
+            simple_keys_by_tok: KeysByToken::default(),
             flow_level: 0,
             error: None,
+            scratch: Default::default(),
         };
         // The reader drops a UTF-8 byte order mark at the very start without counting it.
         if input.as_bytes().starts_with(b"\xEF\xBB\xBF") {
@@ -368,7 +413,16 @@ impl Scanner {
             while stop < self.len && stop > start && (self.buf[stop] & 0xC0) == 0x80 {
                 stop -= 1;
             }
-            let text = std::str::from_utf8(&self.buf[start..stop]).unwrap_or("");
+            let bytes = &self.buf[start..stop];
+            // Printable ASCII and the three allowed controls need no decoding.
+            let plain_ascii = bytes
+                .iter()
+                .all(|&b| (0x20..0x7F).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'));
+            let text = if plain_ascii {
+                ""
+            } else {
+                std::str::from_utf8(bytes).unwrap_or("")
+            };
             for (i, c) in text.char_indices() {
                 if !allowed_char(c) {
                     // The BOM that starts a stream is not a content character.
@@ -395,6 +449,41 @@ impl Scanner {
             self.decoded_end = stop;
         }
         Ok(())
+    }
+
+    /// The length of the run of single-byte characters accepted by `ok` at the
+    /// current position, limited to input the reader has already validated with
+    /// `margin` bytes to spare (`4 * n` for a loop that calls `cache(n)` after each
+    /// character). Within that limit those `cache` calls have nothing to do, so
+    /// taking the run at once is exactly what the character loop would do. `ok` must
+    /// reject line breaks, NUL and bytes above 0x7F.
+    #[inline]
+    fn ascii_run(&self, margin: usize, ok: impl Fn(u8) -> bool) -> usize {
+        let start = self.mark.offset;
+        let limit = self.decoded_end.saturating_sub(margin);
+        if start >= limit {
+            return 0;
+        }
+        self.buf[start..limit]
+            .iter()
+            .position(|&b| !ok(b))
+            .unwrap_or(limit - start)
+    }
+
+    /// Moves past `k` single-byte characters on the current line.
+    #[inline]
+    fn advance(&mut self, k: usize) {
+        self.mark.index += k;
+        self.mark.column += k;
+        self.mark.offset += k;
+    }
+
+    /// [`Scanner::read`] for a run measured by [`Scanner::ascii_run`].
+    #[inline]
+    fn read_run(&mut self, k: usize, s: &mut Vec<u8>) {
+        let p = self.mark.offset;
+        s.extend_from_slice(&self.buf[p..p + k]);
+        self.advance(k);
     }
 
     fn skip(&mut self) {
@@ -514,7 +603,7 @@ impl Scanner {
     fn fetch_more_tokens(&mut self) -> Result<()> {
         loop {
             if !self.tokens.is_empty() {
-                match self.simple_keys_by_tok.get(&self.tokens_parsed).copied() {
+                match self.simple_keys_by_tok.get(self.tokens_parsed) {
                     None => break,
                     Some(idx) => {
                         if !self.simple_key_is_valid(idx)? {
@@ -670,7 +759,8 @@ impl Scanner {
             self.remove_simple_key()?;
             let last = self.simple_keys.len() - 1;
             self.simple_keys[last] = key;
-            self.simple_keys_by_tok.insert(key.token_number, last);
+            self.simple_keys_by_tok
+                .insert(key.token_number, last, self.tokens_parsed);
         }
         Ok(())
     }
@@ -687,7 +777,7 @@ impl Scanner {
                 ));
             }
             self.simple_keys[i].possible = false;
-            self.simple_keys_by_tok.remove(&key.token_number);
+            self.simple_keys_by_tok.remove(key.token_number);
         }
         Ok(())
     }
@@ -715,7 +805,7 @@ impl Scanner {
         if self.flow_level > 0 {
             self.flow_level -= 1;
             if let Some(last) = self.simple_keys.pop() {
-                self.simple_keys_by_tok.remove(&last.token_number);
+                self.simple_keys_by_tok.remove(last.token_number);
             }
         }
     }
@@ -906,7 +996,7 @@ impl Scanner {
                 key.mark,
             )?;
             self.simple_keys[idx].possible = false;
-            self.simple_keys_by_tok.remove(&key.token_number);
+            self.simple_keys_by_tok.remove(key.token_number);
             self.simple_key_allowed = false;
         } else {
             if self.flow_level == 0 {
@@ -979,14 +1069,20 @@ impl Scanner {
                 self.skip();
             }
             self.cache(1)?;
-            while self.cur() == b' '
-                || ((self.flow_level > 0 || !self.simple_key_allowed) && self.cur() == b'\t')
-            {
+            let tabs = self.flow_level > 0 || !self.simple_key_allowed;
+            let k = self.ascii_run(4, |b| b == b' ' || (tabs && b == b'\t'));
+            self.advance(k);
+            while self.cur() == b' ' || (tabs && self.cur() == b'\t') {
                 self.skip();
                 self.cache(1)?;
             }
             if self.cur() == b'#' {
-                while !self.is_breakz_at(0) {
+                loop {
+                    let k = self.ascii_run(4, is_line_byte);
+                    self.advance(k);
+                    if self.is_breakz_at(0) {
+                        break;
+                    }
                     self.skip();
                     self.cache(1)?;
                 }
@@ -1429,7 +1525,12 @@ impl Scanner {
             s.extend_from_slice(&trailing_breaks);
             trailing_breaks.clear();
             leading_blank = self.is_blank_at(0);
-            while !self.is_breakz_at(0) {
+            loop {
+                let k = self.ascii_run(4, is_line_byte);
+                self.read_run(k, &mut s);
+                if self.is_breakz_at(0) {
+                    break;
+                }
                 self.read(&mut s);
                 self.cache(1)?;
             }
@@ -1611,6 +1712,9 @@ impl Scanner {
                     self.read(&mut s);
                 }
                 self.cache(2)?;
+                let quote = if single { b'\'' } else { b'"' };
+                let k = self.ascii_run(8, |b| b > b' ' && b < 0x7F && b != quote && b != b'\\');
+                self.read_run(k, &mut s);
             }
             self.cache(1)?;
             if single {
@@ -1676,9 +1780,11 @@ impl Scanner {
 
     fn scan_plain_scalar(&mut self) -> Result<Token> {
         let mut s: Vec<u8> = Vec::new();
-        let mut leading_break: Vec<u8> = Vec::new();
-        let mut trailing_breaks: Vec<u8> = Vec::new();
-        let mut whitespaces: Vec<u8> = Vec::new();
+        let [mut leading_break, mut trailing_breaks, mut whitespaces] =
+            std::mem::take(&mut self.scratch);
+        leading_break.clear();
+        trailing_breaks.clear();
+        whitespaces.clear();
         let mut leading_blanks = false;
         let indent = self.indent + 1;
         let start = self.mark;
@@ -1725,6 +1831,17 @@ impl Scanner {
                 self.read(&mut s);
                 end = self.mark;
                 self.cache(2)?;
+                let flow = self.flow_level > 0;
+                let k = self.ascii_run(8, |b| {
+                    b > b' '
+                        && b < 0x7F
+                        && b != b':'
+                        && !(flow && matches!(b, b',' | b'?' | b'[' | b']' | b'{' | b'}'))
+                });
+                if k > 0 {
+                    self.read_run(k, &mut s);
+                    end = self.mark;
+                }
             }
             if !(self.is_blank_at(0) || self.is_break_at(0)) {
                 break;
@@ -1764,6 +1881,7 @@ impl Scanner {
         if leading_blanks {
             self.simple_key_allowed = true;
         }
+        self.scratch = [leading_break, trailing_breaks, whitespaces];
         Ok(Token {
             kind: TokenKind::Scalar {
                 value: bytes_to_string(s),
