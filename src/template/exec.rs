@@ -203,6 +203,8 @@ pub(crate) struct State<'s> {
     vars: Vec<(Arc<str>, Val)>,
     depth: usize,
     node: Option<NodeId>,
+    /// The name `$`, allocated once per execution rather than per template call.
+    dollar: Arc<str>,
 }
 
 impl<'s> State<'s> {
@@ -217,6 +219,7 @@ impl<'s> State<'s> {
             vars: Vec::new(),
             depth: 0,
             node: None,
+            dollar: Arc::from("$"),
         }
     }
 
@@ -228,7 +231,7 @@ impl<'s> State<'s> {
         let dot = Val::plain(data.clone());
         self.tmpl_name = def.name.clone();
         self.tree = &def.tree;
-        self.vars = vec![(Arc::from("$"), dot.clone())];
+        self.vars = vec![(self.dollar.clone(), dot.clone())];
         self.node = None;
         match self.walk(&dot, def.root, out) {
             Ok(()) => Ok(()),
@@ -565,7 +568,8 @@ impl<'s> State<'s> {
             Some(p) => self.eval_pipeline(dot, p)?,
             None => Val::MISSING,
         };
-        let saved_vars = std::mem::replace(&mut self.vars, vec![(Arc::from("$"), new_dot.clone())]);
+        let frame = vec![(self.dollar.clone(), new_dot.clone())];
+        let saved_vars = std::mem::replace(&mut self.vars, frame);
         let saved_name = std::mem::replace(&mut self.tmpl_name, def.name.clone());
         let saved_tree = std::mem::replace(&mut self.tree, &def.tree);
         self.depth += 1;

@@ -6,6 +6,7 @@
 //! messages byte for byte means reading tokens in the same order.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::ast::{Branch, Node, NodeId, Number, Tree};
@@ -39,21 +40,19 @@ struct Ctx<'a> {
     name: Arc<str>,
 }
 
-fn blank_item<'a>() -> Item<'a> {
-    Item {
-        typ: ItemType::Eof,
-        pos: 0,
-        val: std::borrow::Cow::Borrowed(""),
-        line: 0,
-    }
-}
+const BLANK_ITEM: Item<'static> = Item {
+    typ: ItemType::Eof,
+    pos: 0,
+    val: "",
+    line: 0,
+};
 
 impl<'a> Ctx<'a> {
-    fn new(name: Arc<str>) -> Ctx<'a> {
+    fn new(name: Arc<str>, dollar: Arc<str>) -> Ctx<'a> {
         Ctx {
-            token: [blank_item(), blank_item(), blank_item()],
+            token: [BLANK_ITEM; 3],
             peek_count: 0,
-            vars: vec![Arc::from("$")],
+            vars: vec![dollar],
             action_line: 0,
             range_depth: 0,
             stack_depth: 0,
@@ -63,6 +62,44 @@ impl<'a> Ctx<'a> {
 }
 
 type PResult<T> = Result<T, Box<Error>>;
+
+/// A small multiplicative hasher for the parser's name table: its keys are short
+/// identifiers from the template text, where SipHash's setup cost dominates.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Every identifier, field name, variable name and escape-free string literal of
+/// one parse, shared: templates repeat the same few names (`Values`, `include`,
+/// `nindent`) thousands of times, and one `Arc` per distinct name saves an
+/// allocation per use and a free when the tree is dropped. For identifiers the
+/// entry also remembers whether the name is a function, once asked.
+type Names<'a> = HashMap<&'a str, NameEntry, BuildHasherDefault<NameHasher>>;
+
+struct NameEntry {
+    shared: Arc<str>,
+    is_func: Option<bool>,
+}
 
 pub struct Parser<'a, 'f> {
     lex: Lexer<'a>,
@@ -78,6 +115,7 @@ pub struct Parser<'a, 'f> {
     order: Vec<Arc<str>>,
     /// Line of the first token of the pipeline parsed last (Go's `PipeNode.Line`).
     pipe_line: usize,
+    names: Names<'a>,
 }
 
 /// Parses `source` as the template `name`.
@@ -101,7 +139,7 @@ pub fn parse(
     let mut p = Parser {
         lex,
         src: text_ref,
-        ctx: Ctx::new(name.clone()),
+        ctx: Ctx::new(name.clone(), Arc::from("$")),
         nodes: Vec::new(),
         has_func,
         level,
@@ -110,6 +148,7 @@ pub fn parse(
         tree_set: HashMap::new(),
         order: Vec::new(),
         pipe_line: 0,
+        names: Names::with_capacity_and_hasher(64, Default::default()),
     };
     let root = p.parse_top()?;
     p.add(name.clone(), root)?;
@@ -137,7 +176,7 @@ impl<'a> Parser<'a, '_> {
         } else {
             self.ctx.token[0] = self.lex.next_item();
         }
-        self.ctx.token[self.ctx.peek_count].clone()
+        self.ctx.token[self.ctx.peek_count]
     }
 
     fn backup(&mut self) {
@@ -157,11 +196,11 @@ impl<'a> Parser<'a, '_> {
 
     fn peek(&mut self) -> Item<'a> {
         if self.ctx.peek_count > 0 {
-            return self.ctx.token[self.ctx.peek_count - 1].clone();
+            return self.ctx.token[self.ctx.peek_count - 1];
         }
         self.ctx.peek_count = 1;
         self.ctx.token[0] = self.lex.next_item();
-        self.ctx.token[0].clone()
+        self.ctx.token[0]
     }
 
     fn next_non_space(&mut self) -> Item<'a> {
@@ -213,13 +252,15 @@ impl<'a> Parser<'a, '_> {
                     " in action started at {}:{}",
                     self.parse_name, self.ctx.action_line
                 );
-                if token.val.ends_with(" action") {
+                if self.lex.error_message().ends_with(" action") {
                     extra = extra[" in action".len()..].to_string();
                 }
             }
-            return self.errorf(format!("{}{}", token.describe(), extra));
+            let what = token.describe(self.lex.error_message());
+            return self.errorf(format!("{what}{extra}"));
         }
-        self.errorf(format!("unexpected {} in {}", token.describe(), context))
+        let what = token.describe(self.lex.error_message());
+        self.errorf(format!("unexpected {what} in {context}"))
     }
 
     fn expect(&mut self, expected: ItemType, context: &str) -> PResult<Item<'a>> {
@@ -239,6 +280,54 @@ impl<'a> Parser<'a, '_> {
     }
 
     // ---- node construction -------------------------------------------------------
+
+    /// The shared `Arc` for a name taken from the source text.
+    fn name(&mut self, s: &'a str) -> Arc<str> {
+        self.name_entry(s).shared.clone()
+    }
+
+    fn name_entry(&mut self, s: &'a str) -> &mut NameEntry {
+        self.names.entry(s).or_insert_with(|| NameEntry {
+            shared: Arc::from(s),
+            is_func: None,
+        })
+    }
+
+    /// A function name's shared `Arc`, or `None` when no function has that name.
+    fn func_name(&mut self, s: &'a str) -> Option<Arc<str>> {
+        let has_func = self.has_func;
+        let e = self.name_entry(s);
+        let known = *e.is_func.get_or_insert_with(|| has_func(s));
+        known.then(|| e.shared.clone())
+    }
+
+    /// The dotted parts of a field or variable token (`.a.b` gives `["", "a", "b"]`
+    /// for `split`, so callers strip a leading dot first).
+    fn idents(&mut self, s: &'a str) -> Vec<Arc<str>> {
+        let mut v = Vec::with_capacity(s.bytes().filter(|&b| b == b'.').count() + 1);
+        for part in s.split('.') {
+            v.push(self.name(part));
+        }
+        v
+    }
+
+    /// A string literal's value: escape-free literals (nearly all of them) are a
+    /// slice of the source and shared like names; others go through Go's unquoting.
+    fn string_value(&mut self, quoted: &'a str) -> Option<Arc<str>> {
+        let b = quoted.as_bytes();
+        if b.len() >= 2 && b[0] == b[b.len() - 1] {
+            let inner = &quoted[1..quoted.len() - 1];
+            let plain = match b[0] {
+                b'"' => !inner.bytes().any(|c| matches!(c, b'\\' | b'"' | b'\n')),
+                b'`' => !inner.bytes().any(|c| matches!(c, b'`' | b'\r')),
+                _ => false,
+            };
+            if plain {
+                return Some(self.name(inner));
+            }
+        }
+        golit::unquote(quoted).map(|s| Arc::from(s.as_str()))
+    }
 
     fn push(&mut self, n: Node) -> NodeId {
         self.nodes.push(n);
@@ -337,13 +426,14 @@ impl<'a> Parser<'a, '_> {
 
     fn parse_definition(&mut self) -> PResult<()> {
         let context = "define clause";
-        let outer = std::mem::replace(&mut self.ctx, Ctx::new(Arc::from("definition")));
+        let fresh = Ctx::new(self.name("definition"), self.name("$"));
+        let outer = std::mem::replace(&mut self.ctx, fresh);
         let result = (|| -> PResult<()> {
             let name = self.expect_one_of(ItemType::String, ItemType::RawString, context)?;
-            let Some(n) = golit::unquote(&name.val) else {
+            let Some(n) = self.string_value(name.val) else {
                 return Err(self.errorf("invalid syntax"));
             };
-            self.ctx.name = Arc::from(n.as_str());
+            self.ctx.name = n;
             self.expect(ItemType::RightDelim, context)?;
             let (root, end) = self.item_list()?;
             if let Parsed1::Else(s, _) = end {
@@ -464,12 +554,14 @@ impl<'a> Parser<'a, '_> {
                 self.next_non_space();
                 let var = self.new_variable(&v);
                 decl.push(var);
-                self.ctx.vars.push(Arc::from(&*v.val));
+                let name = self.name(v.val);
+                self.ctx.vars.push(name);
             } else if next.typ == ItemType::Char && next.val == "," {
                 self.next_non_space();
                 let var = self.new_variable(&v);
                 decl.push(var);
-                self.ctx.vars.push(Arc::from(&*v.val));
+                let name = self.name(v.val);
+                self.ctx.vars.push(name);
                 if context == "range" && decl.len() < 2 {
                     match self.peek_non_space().typ {
                         ItemType::Variable | ItemType::RightDelim | ItemType::RightParen => {
@@ -656,7 +748,8 @@ impl<'a> Parser<'a, '_> {
         let name = self.parse_template_name(&token, context)?;
         let pipe = self.pipeline(context, ItemType::RightDelim)?;
         let action_end = self.last_end();
-        let outer = std::mem::replace(&mut self.ctx, Ctx::new(name.clone()));
+        let fresh = Ctx::new(name.clone(), self.name("$"));
+        let outer = std::mem::replace(&mut self.ctx, fresh);
         let body = self.item_list();
         let inner = std::mem::replace(&mut self.ctx, outer);
         let (root, end) = body?;
@@ -694,8 +787,8 @@ impl<'a> Parser<'a, '_> {
 
     fn parse_template_name(&mut self, token: &Item<'a>, context: &str) -> PResult<Arc<str>> {
         match token.typ {
-            ItemType::String | ItemType::RawString => match golit::unquote(&token.val) {
-                Some(s) => Ok(Arc::from(s.as_str())),
+            ItemType::String | ItemType::RawString => match self.string_value(token.val) {
+                Some(s) => Ok(s),
                 None => Err(self.errorf("invalid syntax")),
             },
             _ => Err(self.unexpected(token, context)),
@@ -741,7 +834,7 @@ impl<'a> Parser<'a, '_> {
         while self.peek().typ == ItemType::Field {
             let f = self.next();
             end = f.pos + f.val.len();
-            fields.push(Arc::from(&f.val[1..]));
+            fields.push(self.name(&f.val[1..]));
         }
         let start = self.node_span(node).start as usize;
         let span = Span::new(start, end);
@@ -804,21 +897,18 @@ impl<'a> Parser<'a, '_> {
         let span = self.span_of(&token);
         let node = match token.typ {
             ItemType::Identifier => {
-                if !(self.has_func)(&token.val) {
+                let Some(name) = self.func_name(token.val) else {
                     return Err(self.errorf(format!(
                         "function {} not defined",
-                        super::fmt::quote(&token.val)
+                        super::fmt::quote(token.val)
                     )));
-                }
-                Node::Identifier {
-                    span,
-                    name: Arc::from(&*token.val),
-                }
+                };
+                Node::Identifier { span, name }
             }
             ItemType::Dot => Node::Dot { span },
             ItemType::Nil => Node::Nil { span },
             ItemType::Variable => {
-                let ident: Vec<Arc<str>> = token.val.split('.').map(Arc::from).collect();
+                let ident = self.idents(token.val);
                 if !self.ctx.vars.iter().any(|v| **v == *ident[0]) {
                     return Err(self.errorf(format!(
                         "undefined variable {}",
@@ -834,14 +924,14 @@ impl<'a> Parser<'a, '_> {
             ItemType::Field => Node::Field {
                 span,
                 pos: token.pos,
-                ident: token.val[1..].split('.').map(Arc::from).collect(),
+                ident: self.idents(&token.val[1..]),
             },
             ItemType::Bool => Node::Bool {
                 span,
                 val: token.val == "true",
             },
             ItemType::CharConstant | ItemType::Complex | ItemType::Number => {
-                let num = match new_number(&token.val, token.typ) {
+                let num = match new_number(token.val, token.typ) {
                     Ok(n) => n,
                     Err(msg) => return Err(self.errorf(msg)),
                 };
@@ -861,11 +951,8 @@ impl<'a> Parser<'a, '_> {
                 self.ctx.stack_depth -= 1;
                 return r.map(Some);
             }
-            ItemType::String | ItemType::RawString => match golit::unquote(&token.val) {
-                Some(s) => Node::String {
-                    span,
-                    text: Arc::from(s.as_str()),
-                },
+            ItemType::String | ItemType::RawString => match self.string_value(token.val) {
+                Some(text) => Node::String { span, text },
                 None => return Err(self.errorf("invalid syntax")),
             },
             _ => {
@@ -878,7 +965,7 @@ impl<'a> Parser<'a, '_> {
 
     fn new_variable(&mut self, v: &Item<'a>) -> NodeId {
         let span = self.span_of(v);
-        let ident = v.val.split('.').map(Arc::from).collect();
+        let ident = self.idents(v.val);
         self.push(Node::Variable {
             span,
             pos: v.pos,
