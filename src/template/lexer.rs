@@ -128,6 +128,9 @@ enum Step<'a> {
 pub struct Lexer<'a> {
     input: &'a str,
     left_delim: &'a str,
+    /// Searcher for `left_delim`, built once: building one per text run cost more
+    /// than the search itself.
+    left_finder: memchr::memmem::Finder<'a>,
     right_delim: &'a str,
     pos: usize,
     start: usize,
@@ -196,6 +199,7 @@ impl<'a> Lexer<'a> {
         Lexer {
             input,
             left_delim,
+            left_finder: memchr::memmem::Finder::new(left_delim.as_bytes()),
             right_delim,
             pos: 0,
             start: 0,
@@ -364,7 +368,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_text(&mut self) -> Step<'a> {
-        if let Some(x) = memchr::memmem::find(self.rest().as_bytes(), self.left_delim.as_bytes()) {
+        if let Some(x) = self.left_finder.find(self.rest().as_bytes()) {
             if x > 0 {
                 self.pos += x;
                 let delim_end = self.pos + self.left_delim.len();

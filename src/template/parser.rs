@@ -150,6 +150,8 @@ pub fn parse(
         pipe_line: 0,
         names: Names::with_capacity_and_hasher(64, Default::default()),
     };
+    let dollar = p.name("$");
+    p.ctx.vars = vec![dollar];
     let root = p.parse_top()?;
     p.add(name.clone(), root)?;
     let tree = Arc::new(Tree {
@@ -909,7 +911,15 @@ impl<'a> Parser<'a, '_> {
             ItemType::Nil => Node::Nil { span },
             ItemType::Variable => {
                 let ident = self.idents(token.val);
-                if !self.ctx.vars.iter().any(|v| **v == *ident[0]) {
+                // Names are shared within a parse, so the pointer test nearly always
+                // decides; the text comparison keeps it correct regardless.
+                let first = &ident[0];
+                if !self
+                    .ctx
+                    .vars
+                    .iter()
+                    .any(|v| Arc::ptr_eq(v, first) || **v == **first)
+                {
                     return Err(self.errorf(format!(
                         "undefined variable {}",
                         super::fmt::quote(&ident[0])
