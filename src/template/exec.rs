@@ -343,7 +343,7 @@ impl<'s> State<'s> {
         let tree = self.tree;
         match tree.node(id) {
             Node::List { nodes, .. } => {
-                for n in nodes {
+                for n in tree.kids(*nodes) {
                     self.walk(dot, *n, out)?;
                 }
                 Ok(())
@@ -422,7 +422,8 @@ impl<'s> State<'s> {
             } => (
                 decl.len(),
                 *is_assign,
-                decl.iter()
+                tree.kids(*decl)
+                    .iter()
                     .filter_map(|d| match tree.node(*d) {
                         Node::Variable { ident, .. } => ident.first().cloned(),
                         _ => None,
@@ -596,12 +597,12 @@ impl<'s> State<'s> {
             return Ok(Val::MISSING);
         };
         let mut value: Option<Val> = None;
-        for cmd in cmds {
+        for cmd in tree.kids(*cmds) {
             let v = self.eval_command(dot, *cmd, value.take())?;
             value = Some(v.dig());
         }
         let value = value.unwrap_or(Val::MISSING);
-        for d in decl {
+        for d in tree.kids(*decl) {
             if let Node::Variable { ident, .. } = tree.node(*d) {
                 if let Some(name) = ident.first() {
                     if *is_assign {
@@ -628,6 +629,7 @@ impl<'s> State<'s> {
         let Node::Command { args, .. } = tree.node(cmd) else {
             return Ok(Val::MISSING);
         };
+        let args = tree.kids(*args);
         let Some(&first) = args.first() else {
             return Ok(Val::MISSING);
         };

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::ast::{Branch, Node, NodeId, Number, Tree};
+use super::ast::{kid_slice, Branch, Kids, Node, NodeId, Number, Tree};
 use super::error::{Error, ErrorKind};
 use super::golit;
 use super::lexer::{Item, ItemType, Lexer};
@@ -116,6 +116,11 @@ pub struct Parser<'a, 'f> {
     /// Line of the first token of the pipeline parsed last (Go's `PipeNode.Line`).
     pipe_line: usize,
     names: Names<'a>,
+    /// The tree's child-id pool (see [`Kids`]).
+    kids: Vec<NodeId>,
+    /// Children of the lists, commands and pipelines being parsed, innermost
+    /// last; each node moves its run into `kids` when it is complete.
+    scratch: Vec<NodeId>,
 }
 
 /// Parses `source` as the template `name`.
@@ -149,6 +154,8 @@ pub fn parse(
         order: Vec::new(),
         pipe_line: 0,
         names: Names::with_capacity_and_hasher(64, Default::default()),
+        kids: Vec::new(),
+        scratch: Vec::new(),
     };
     let dollar = p.name("$");
     p.ctx.vars = vec![dollar];
@@ -158,6 +165,7 @@ pub fn parse(
         source,
         parse_name: name,
         nodes: std::mem::take(&mut p.nodes),
+        kids: std::mem::take(&mut p.kids),
         left_delim: Arc::from(left_delim),
         right_delim: Arc::from(right_delim),
     });
@@ -331,6 +339,18 @@ impl<'a> Parser<'a, '_> {
         golit::unquote(quoted).map(|s| Arc::from(s.as_str()))
     }
 
+    /// Moves the children collected in `scratch` since `mark` into the pool.
+    fn commit_kids(&mut self, mark: usize) -> Kids {
+        let start = self.kids.len();
+        self.kids.extend_from_slice(&self.scratch[mark..]);
+        self.scratch.truncate(mark);
+        Kids::new(start, self.kids.len() - start)
+    }
+
+    fn kids_of(&self, k: Kids) -> &[NodeId] {
+        kid_slice(&self.kids, k)
+    }
+
     fn push(&mut self, n: Node) -> NodeId {
         self.nodes.push(n);
         NodeId((self.nodes.len() - 1) as u32)
@@ -342,10 +362,12 @@ impl<'a> Parser<'a, '_> {
 
     fn node_span(&self, id: NodeId) -> Span {
         match &self.nodes[id.0 as usize] {
-            Node::List { pos, nodes } => match (nodes.first(), nodes.last()) {
-                (Some(a), Some(b)) => self.node_span(*a).join(self.node_span(*b)),
-                _ => Span::empty_at(*pos),
-            },
+            Node::List { pos, nodes } => {
+                match (self.kids_of(*nodes).first(), self.kids_of(*nodes).last()) {
+                    (Some(a), Some(b)) => self.node_span(*a).join(self.node_span(*b)),
+                    _ => Span::empty_at(*pos),
+                }
+            }
             Node::If(b) | Node::Range(b) | Node::With(b) => b.span,
             Node::Text { span }
             | Node::Action { span, .. }
@@ -395,7 +417,7 @@ impl<'a> Parser<'a, '_> {
 
     fn is_empty(&self, id: NodeId) -> bool {
         match &self.nodes[id.0 as usize] {
-            Node::List { nodes, .. } => nodes.iter().all(|n| self.is_empty(*n)),
+            Node::List { nodes, .. } => self.kids_of(*nodes).iter().all(|n| self.is_empty(*n)),
             Node::Text { span } => self.src[span.range()].trim().is_empty(),
             _ => false,
         }
@@ -405,7 +427,7 @@ impl<'a> Parser<'a, '_> {
 
     fn parse_top(&mut self) -> PResult<NodeId> {
         let pos = self.peek().pos;
-        let mut list = Vec::new();
+        let mark = self.scratch.len();
         while self.peek().typ != ItemType::Eof {
             if self.peek().typ == ItemType::LeftDelim {
                 let delim = self.next();
@@ -420,10 +442,11 @@ impl<'a> Parser<'a, '_> {
                 Parsed1::End(s) | Parsed1::Else(s, _) => {
                     return Err(self.errorf(format!("unexpected {s}")));
                 }
-                Parsed1::Node(n) => list.push(n),
+                Parsed1::Node(n) => self.scratch.push(n),
             }
         }
-        Ok(self.push(Node::List { pos, nodes: list }))
+        let nodes = self.commit_kids(mark);
+        Ok(self.push(Node::List { pos, nodes }))
     }
 
     fn parse_definition(&mut self) -> PResult<()> {
@@ -452,12 +475,13 @@ impl<'a> Parser<'a, '_> {
     fn item_list(&mut self) -> PResult<(NodeId, Parsed1)> {
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             let pos = self.peek_non_space().pos;
-            let mut list = Vec::new();
+            let mark = self.scratch.len();
             while self.peek_non_space().typ != ItemType::Eof {
                 match self.text_or_action()? {
-                    Parsed1::Node(n) => list.push(n),
+                    Parsed1::Node(n) => self.scratch.push(n),
                     other => {
-                        let id = self.push(Node::List { pos, nodes: list });
+                        let nodes = self.commit_kids(mark);
+                        let id = self.push(Node::List { pos, nodes });
                         return Ok((id, other));
                     }
                 }
@@ -542,7 +566,7 @@ impl<'a> Parser<'a, '_> {
         self.pipe_line = token.line;
         let mut decl: Vec<NodeId> = Vec::new();
         let mut is_assign = false;
-        let mut cmds: Vec<NodeId> = Vec::new();
+        let mark = self.scratch.len();
         'decls: loop {
             let v = self.peek_non_space();
             if v.typ != ItemType::Variable {
@@ -583,12 +607,13 @@ impl<'a> Parser<'a, '_> {
         loop {
             let token = self.next_non_space();
             if token.typ == end {
+                let cmds = &self.scratch[mark..];
                 if cmds.is_empty() {
                     return Err(self.errorf(format!("missing value for {context}")));
                 }
                 for (i, c) in cmds.iter().enumerate().skip(1) {
                     if let Node::Command { args, .. } = &self.nodes[c.0 as usize] {
-                        if let Some(first) = args.first() {
+                        if let Some(first) = self.kids_of(*args).first() {
                             if matches!(
                                 self.nodes[first.0 as usize],
                                 Node::Bool { .. }
@@ -614,6 +639,10 @@ impl<'a> Parser<'a, '_> {
                     .last()
                     .map(|n| self.node_span(*n).end as usize)
                     .unwrap_or(start);
+                let cmds = self.commit_kids(mark);
+                let decl_start = self.scratch.len();
+                self.scratch.extend_from_slice(&decl);
+                let decl = self.commit_kids(decl_start);
                 return Ok(self.push(Node::Pipe {
                     span: Span::new(start, stop.max(start)),
                     pos,
@@ -637,7 +666,7 @@ impl<'a> Parser<'a, '_> {
                 | ItemType::LeftParen => {
                     self.backup();
                     let c = self.command()?;
-                    cmds.push(c);
+                    self.scratch.push(c);
                 }
                 _ => return Err(self.unexpected(&token, context)),
             }
@@ -679,9 +708,12 @@ impl<'a> Parser<'a, '_> {
                 if let Some(kw) = chained {
                     self.next();
                     let inner = self.branch_control(kw, else_pos)?;
+                    let mark = self.scratch.len();
+                    self.scratch.push(inner);
+                    let nodes = self.commit_kids(mark);
                     else_list = Some(self.push(Node::List {
                         pos: else_pos,
-                        nodes: vec![inner],
+                        nodes,
                     }));
                 } else {
                     let (l, next) = self.item_list()?;
@@ -799,11 +831,11 @@ impl<'a> Parser<'a, '_> {
 
     fn command(&mut self) -> PResult<NodeId> {
         let pos = self.peek_non_space().pos;
-        let mut args = Vec::new();
+        let mark = self.scratch.len();
         loop {
             self.peek_non_space();
             if let Some(op) = self.operand()? {
-                args.push(op);
+                self.scratch.push(op);
             }
             let token = self.next();
             match token.typ {
@@ -814,12 +846,13 @@ impl<'a> Parser<'a, '_> {
             }
             break;
         }
-        if args.is_empty() {
-            return Err(self.errorf("empty command"));
-        }
-        let span = self
-            .node_span(args[0])
-            .join(self.node_span(args[args.len() - 1]));
+        let (first, last) = match &self.scratch[mark..] {
+            [] => return Err(self.errorf("empty command")),
+            [first, .., last] => (*first, *last),
+            [only] => (*only, *only),
+        };
+        let span = self.node_span(first).join(self.node_span(last));
+        let args = self.commit_kids(mark);
         Ok(self.push(Node::Command { span, pos, args }))
     }
 
