@@ -44,6 +44,35 @@ impl Kids {
     }
 }
 
+/// A run of names in the tree's shared [`Tree::names`] pool: the dotted parts of a
+/// field, variable or chain, kept together so a `.a.b.c` needs no vector of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Idents {
+    start: u32,
+    len: u32,
+}
+
+impl Idents {
+    pub fn new(start: usize, len: usize) -> Idents {
+        Idents {
+            start: start as u32,
+            len: len as u32,
+        }
+    }
+
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
 /// A number literal with every interpretation Go's parser found valid for it.
 #[derive(Clone, Debug, Default)]
 pub struct Number {
@@ -118,7 +147,7 @@ pub enum Node {
     Variable {
         span: Span,
         pos: usize,
-        ident: Vec<Arc<str>>,
+        ident: Idents,
     },
     Dot {
         span: Span,
@@ -131,14 +160,14 @@ pub enum Node {
     Field {
         span: Span,
         pos: usize,
-        ident: Vec<Arc<str>>,
+        ident: Idents,
     },
     /// `(pipeline).f.g` or `term.f.g` where the term is not a field or variable.
     Chain {
         span: Span,
         pos: usize,
         node: NodeId,
-        fields: Vec<Arc<str>>,
+        fields: Idents,
     },
     Bool {
         span: Span,
@@ -177,6 +206,8 @@ pub struct Tree {
     pub nodes: Vec<Node>,
     /// Child ids of list, command and pipeline nodes (see [`Kids`]).
     pub kids: Vec<NodeId>,
+    /// Dotted names of field, variable and chain nodes (see [`Idents`]).
+    pub names: Vec<Arc<str>>,
     pub left_delim: Arc<str>,
     pub right_delim: Arc<str>,
 }
@@ -184,6 +215,11 @@ pub struct Tree {
 impl Tree {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
+    }
+
+    /// The names `r` covers.
+    pub fn idents(&self, r: Idents) -> &[Arc<str>] {
+        ident_slice(&self.names, r)
     }
 
     /// The child ids `k` names.
@@ -343,7 +379,7 @@ impl Tree {
             }
             Node::Identifier { name, .. } => sb.push_str(name),
             Node::Variable { ident, .. } => {
-                for (i, id) in ident.iter().enumerate() {
+                for (i, id) in self.idents(*ident).iter().enumerate() {
                     if i > 0 {
                         sb.push('.');
                     }
@@ -353,7 +389,7 @@ impl Tree {
             Node::Dot { .. } => sb.push('.'),
             Node::Nil { .. } => sb.push_str("nil"),
             Node::Field { ident, .. } => {
-                for id in ident {
+                for id in self.idents(*ident) {
                     sb.push('.');
                     sb.push_str(id);
                 }
@@ -366,7 +402,7 @@ impl Tree {
                 } else {
                     self.write_node(*node, sb);
                 }
-                for f in fields {
+                for f in self.idents(*fields) {
                     sb.push('.');
                     sb.push_str(f);
                 }
@@ -413,6 +449,13 @@ impl Tree {
 pub fn kid_slice(pool: &[NodeId], k: Kids) -> &[NodeId] {
     let start = k.start as usize;
     pool.get(start..start + k.len as usize).unwrap_or(&[])
+}
+
+/// The names `r` covers in a names pool (empty if out of range, which a tree built
+/// by the parser never is).
+pub fn ident_slice(pool: &[Arc<str>], r: Idents) -> &[Arc<str>] {
+    let start = r.start as usize;
+    pool.get(start..start + r.len as usize).unwrap_or(&[])
 }
 
 /// `bytes.TrimSpace`'s notion of space for ASCII plus Unicode white space.

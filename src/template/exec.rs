@@ -425,7 +425,7 @@ impl<'s> State<'s> {
                 tree.kids(*decl)
                     .iter()
                     .filter_map(|d| match tree.node(*d) {
-                        Node::Variable { ident, .. } => ident.first().cloned(),
+                        Node::Variable { ident, .. } => tree.idents(*ident).first().cloned(),
                         _ => None,
                     })
                     .collect(),
@@ -604,7 +604,7 @@ impl<'s> State<'s> {
         let value = value.unwrap_or(Val::MISSING);
         for d in tree.kids(*decl) {
             if let Node::Variable { ident, .. } = tree.node(*d) {
-                if let Some(name) = ident.first() {
+                if let Some(name) = tree.idents(*ident).first() {
                     if *is_assign {
                         self.set_var(name, value.clone())?;
                     } else {
@@ -637,6 +637,7 @@ impl<'s> State<'s> {
         match tree.node(first) {
             Node::Field { ident, .. } => {
                 self.at(first);
+                let ident = tree.idents(*ident);
                 return self.eval_field_chain(dot, dot.clone(), first, ident, rest, fin);
             }
             Node::Chain { .. } => return self.eval_chain_node(dot, first, rest, fin),
@@ -709,6 +710,7 @@ impl<'s> State<'s> {
         let Node::Chain { node, fields, .. } = tree.node(chain) else {
             return Ok(Val::MISSING);
         };
+        let fields = tree.idents(*fields);
         if fields.is_empty() {
             return Err(self.errorf("internal error: no fields in evalChainNode"));
         }
@@ -732,7 +734,11 @@ impl<'s> State<'s> {
         let Node::Variable { ident, .. } = tree.node(var) else {
             return Ok(Val::MISSING);
         };
-        let value = self.var_value(&ident[0])?;
+        let ident = tree.idents(*ident);
+        let Some(first) = ident.first() else {
+            return Err(self.errorf("internal error: variable without a name"));
+        };
+        let value = self.var_value(first)?;
         if ident.len() == 1 {
             self.not_a_function(var, !args.is_empty(), &fin)?;
             return Ok(value);
@@ -1059,6 +1065,7 @@ impl<'s> State<'s> {
                 return Err(self.errorf(format!("cannot assign nil to {}", ty.name())));
             }
             Node::Field { ident, .. } => {
+                let ident = tree.idents(*ident);
                 let v = self.eval_field_chain(dot, dot.clone(), n, ident, &[], None)?;
                 return self.validate(v, ty);
             }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::ast::{kid_slice, Branch, Kids, Node, NodeId, Number, Tree};
+use super::ast::{ident_slice, kid_slice, Branch, Idents, Kids, Node, NodeId, Number, Tree};
 use super::error::{Error, ErrorKind};
 use super::golit;
 use super::lexer::{Item, ItemType, Lexer};
@@ -118,6 +118,8 @@ pub struct Parser<'a, 'f> {
     names: Names<'a>,
     /// The tree's child-id pool (see [`Kids`]).
     kids: Vec<NodeId>,
+    /// The tree's names pool (see [`Idents`]).
+    ident_pool: Vec<Arc<str>>,
     /// Children of the lists, commands and pipelines being parsed, innermost
     /// last; each node moves its run into `kids` when it is complete.
     scratch: Vec<NodeId>,
@@ -155,6 +157,7 @@ pub fn parse(
         pipe_line: 0,
         names: Names::with_capacity_and_hasher(64, Default::default()),
         kids: Vec::new(),
+        ident_pool: Vec::new(),
         scratch: Vec::new(),
     };
     let dollar = p.name("$");
@@ -166,6 +169,7 @@ pub fn parse(
         parse_name: name,
         nodes: std::mem::take(&mut p.nodes),
         kids: std::mem::take(&mut p.kids),
+        names: std::mem::take(&mut p.ident_pool),
         left_delim: Arc::from(left_delim),
         right_delim: Arc::from(right_delim),
     });
@@ -313,12 +317,13 @@ impl<'a> Parser<'a, '_> {
 
     /// The dotted parts of a field or variable token (`.a.b` gives `["", "a", "b"]`
     /// for `split`, so callers strip a leading dot first).
-    fn idents(&mut self, s: &'a str) -> Vec<Arc<str>> {
-        let mut v = Vec::with_capacity(s.bytes().filter(|&b| b == b'.').count() + 1);
+    fn idents(&mut self, s: &'a str) -> Idents {
+        let start = self.ident_pool.len();
         for part in s.split('.') {
-            v.push(self.name(part));
+            let name = self.name(part);
+            self.ident_pool.push(name);
         }
-        v
+        Idents::new(start, self.ident_pool.len() - start)
     }
 
     /// A string literal's value: escape-free literals (nearly all of them) are a
@@ -345,6 +350,23 @@ impl<'a> Parser<'a, '_> {
         self.kids.extend_from_slice(&self.scratch[mark..]);
         self.scratch.truncate(mark);
         Kids::new(start, self.kids.len() - start)
+    }
+
+    /// `head` followed by `tail`, where `tail` is the run just added to the pool.
+    /// A term's names are pushed right before the fields that follow it, so the
+    /// two runs are normally adjacent and simply merge.
+    fn extend_idents(&mut self, head: Idents, tail: Idents) -> Idents {
+        if head.start() + head.len() == tail.start() {
+            return Idents::new(head.start(), head.len() + tail.len());
+        }
+        let start = self.ident_pool.len();
+        let parts: Vec<Arc<str>> = ident_slice(&self.ident_pool, head)
+            .iter()
+            .chain(ident_slice(&self.ident_pool, tail))
+            .cloned()
+            .collect();
+        self.ident_pool.extend(parts);
+        Idents::new(start, self.ident_pool.len() - start)
     }
 
     fn kids_of(&self, k: Kids) -> &[NodeId] {
@@ -864,19 +886,20 @@ impl<'a> Parser<'a, '_> {
             return Ok(Some(node));
         }
         let chain_pos = self.peek().pos;
-        let mut fields: Vec<Arc<str>> = Vec::new();
+        let fields_start = self.ident_pool.len();
         let mut end = self.node_span(node).end as usize;
         while self.peek().typ == ItemType::Field {
             let f = self.next();
             end = f.pos + f.val.len();
-            fields.push(self.name(&f.val[1..]));
+            let name = self.name(&f.val[1..]);
+            self.ident_pool.push(name);
         }
+        let fields = Idents::new(fields_start, self.ident_pool.len() - fields_start);
         let start = self.node_span(node).start as usize;
         let span = Span::new(start, end);
         let replacement = match &self.nodes[node.0 as usize] {
             Node::Field { ident, .. } => {
-                let mut ident = ident.clone();
-                ident.extend(fields);
+                let ident = self.extend_idents(*ident, fields);
                 Node::Field {
                     span,
                     pos: chain_pos,
@@ -884,8 +907,7 @@ impl<'a> Parser<'a, '_> {
                 }
             }
             Node::Variable { ident, .. } => {
-                let mut ident = ident.clone();
-                ident.extend(fields);
+                let ident = self.extend_idents(*ident, fields);
                 Node::Variable {
                     span,
                     pos: chain_pos,
@@ -946,17 +968,16 @@ impl<'a> Parser<'a, '_> {
                 let ident = self.idents(token.val);
                 // Names are shared within a parse, so the pointer test nearly always
                 // decides; the text comparison keeps it correct regardless.
-                let first = &ident[0];
+                let first = &self.ident_pool[ident.start()];
                 if !self
                     .ctx
                     .vars
                     .iter()
                     .any(|v| Arc::ptr_eq(v, first) || **v == **first)
                 {
-                    return Err(self.errorf(format!(
-                        "undefined variable {}",
-                        super::fmt::quote(&ident[0])
-                    )));
+                    return Err(
+                        self.errorf(format!("undefined variable {}", super::fmt::quote(first)))
+                    );
                 }
                 Node::Variable {
                     span,

@@ -45,6 +45,7 @@ fn empty_tree() -> &'static Tree {
             nodes: Kids::default(),
         }],
         kids: Vec::new(),
+        names: Vec::new(),
         left_delim: Arc::from("{{"),
         right_delim: Arc::from("}}"),
     })
