@@ -284,10 +284,10 @@ fn main() {
         .collect();
     let chart_lines =
         helpers.lines().count() + manifests.iter().map(|m| m.1.lines().count()).sum::<usize>();
-    // The thread CPU clock can advance in scheduler ticks, so time rounds of several
-    // parses and report the median round.
-    let rounds = 15;
-    let per_round = 8;
+    // The thread CPU clock can advance in scheduler ticks (4 ms here), so time
+    // rounds of many parses (well over 100 ms each) and report the median round.
+    let rounds = 11;
+    let per_round = 40;
     let mut samples = Vec::with_capacity(rounds);
     for _ in 0..rounds {
         let cpu0 = cpu_ns();
