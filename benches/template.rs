@@ -1,11 +1,14 @@
 //! `cargo bench --bench template`: parse and execute a large generated template
 //! (about 5,000 lines with loops, includes, conditionals and printf) and print the
-//! time per parse and per render.
+//! time per parse and per render; then parse a chart-shaped template set (a helpers
+//! file of many small `define`s plus manifests dense with `{{- if }}` and
+//! `{{ include ... | nindent N }}` actions) with Helm's function table, which is
+//! what chart rendering spends its parse time on.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use stackproof::funcs::control;
+use stackproof::funcs::{control, helm_registry, Flavor};
 use stackproof::template::{Host, List, Map, Options, Registry, TemplateSet, Value};
 
 /// A chart-like template: helper defines plus many resource blocks.
@@ -43,6 +46,147 @@ data:
         ));
     }
     t
+}
+
+/// A helpers file in the style common charts use: many short defines built from
+/// conditionals, `printf`, `trunc`/`trimSuffix` chains and nested includes.
+fn helpers_tpl(n: usize) -> String {
+    let mut t = String::new();
+    for i in 0..n {
+        t.push_str(&format!(
+            r#"{{{{/*
+Return the name of component {i}. Long names are cut at 63 characters because some
+Kubernetes name fields are limited to that (DNS naming spec).
+*/}}}}
+{{{{- define "app.component{i}.fullname" -}}}}
+{{{{- if .Values.component{i}.fullnameOverride -}}}}
+{{{{- .Values.component{i}.fullnameOverride | trunc 63 | trimSuffix "-" -}}}}
+{{{{- else -}}}}
+{{{{- $name := default .Chart.Name .Values.nameOverride -}}}}
+{{{{- if contains $name .Release.Name -}}}}
+{{{{- printf "%s-c{i}" .Release.Name | trunc 63 | trimSuffix "-" -}}}}
+{{{{- else -}}}}
+{{{{- printf "%s-%s-c{i}" .Release.Name $name | trunc 63 | trimSuffix "-" -}}}}
+{{{{- end -}}}}
+{{{{- end -}}}}
+{{{{- end -}}}}
+
+{{{{- define "app.component{i}.labels" -}}}}
+helm.sh/chart: {{{{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}}}
+app.kubernetes.io/name: {{{{ include "app.component{i}.fullname" . }}}}
+app.kubernetes.io/instance: {{{{ .Release.Name | quote }}}}
+{{{{- if .Chart.AppVersion }}}}
+app.kubernetes.io/version: {{{{ .Chart.AppVersion | quote }}}}
+{{{{- end }}}}
+app.kubernetes.io/managed-by: {{{{ .Release.Service }}}}
+{{{{- with .Values.commonLabels }}}}
+{{{{ toYaml . }}}}
+{{{{- end }}}}
+{{{{- end -}}}}
+
+{{{{- define "app.component{i}.image" -}}}}
+{{{{- $registry := .Values.image.registry -}}}}
+{{{{- $tag := .Values.image.tag | default .Chart.AppVersion | toString -}}}}
+{{{{- if and .Values.global .Values.global.imageRegistry -}}}}
+{{{{- $registry = .Values.global.imageRegistry -}}}}
+{{{{- end -}}}}
+{{{{- if $registry -}}}}
+{{{{- printf "%s/%s:%s" $registry .Values.image.repository $tag -}}}}
+{{{{- else -}}}}
+{{{{- printf "%s:%s" .Values.image.repository $tag -}}}}
+{{{{- end -}}}}
+{{{{- end -}}}}
+
+{{{{- define "app.component{i}.serviceAccountName" -}}}}
+{{{{- if .Values.serviceAccount.create -}}}}
+    {{{{ default (include "app.component{i}.fullname" .) .Values.serviceAccount.name }}}}
+{{{{- else -}}}}
+    {{{{ default "default" .Values.serviceAccount.name }}}}
+{{{{- end -}}}}
+{{{{- end -}}}}
+"#
+        ));
+    }
+    t
+}
+
+/// A Deployment-style manifest: most lines are guarded by `{{- if }}` or print an
+/// `include`/`toYaml` through `nindent`.
+fn manifest_yaml(c: usize) -> String {
+    format!(
+        r#"{{{{- if .Values.component{c}.enabled }}}}
+apiVersion: {{{{ include "app.capabilities.deployment.apiVersion" . | default "apps/v1" }}}}
+kind: Deployment
+metadata:
+  name: {{{{ include "app.component{c}.fullname" . }}}}
+  namespace: {{{{ .Release.Namespace | quote }}}}
+  labels: {{{{- include "app.component{c}.labels" . | nindent 4 }}}}
+  {{{{- if .Values.commonAnnotations }}}}
+  annotations: {{{{- toYaml .Values.commonAnnotations | nindent 4 }}}}
+  {{{{- end }}}}
+spec:
+  {{{{- if not .Values.component{c}.autoscaling.enabled }}}}
+  replicas: {{{{ .Values.component{c}.replicaCount }}}}
+  {{{{- end }}}}
+  revisionHistoryLimit: {{{{ .Values.revisionHistoryLimit | default 10 }}}}
+  selector:
+    matchLabels: {{{{- include "app.component{c}.labels" . | nindent 6 }}}}
+  {{{{- with .Values.component{c}.updateStrategy }}}}
+  strategy: {{{{- toYaml . | nindent 4 }}}}
+  {{{{- end }}}}
+  template:
+    metadata:
+      labels: {{{{- include "app.component{c}.labels" . | nindent 8 }}}}
+      {{{{- if or .Values.podAnnotations (eq .Values.configChecksum true) }}}}
+      annotations:
+        checksum/config: {{{{ include (print $.Template.BasePath "/configmap.yaml") . | sha256sum }}}}
+        {{{{- range $key, $value := .Values.podAnnotations }}}}
+        {{{{ $key }}}}: {{{{ $value | quote }}}}
+        {{{{- end }}}}
+      {{{{- end }}}}
+    spec:
+      serviceAccountName: {{{{ include "app.component{c}.serviceAccountName" . }}}}
+      {{{{- with .Values.imagePullSecrets }}}}
+      imagePullSecrets: {{{{- toYaml . | nindent 8 }}}}
+      {{{{- end }}}}
+      {{{{- if .Values.component{c}.affinity }}}}
+      affinity: {{{{- tpl (toYaml .Values.component{c}.affinity) $ | nindent 8 }}}}
+      {{{{- else }}}}
+      affinity:
+        podAntiAffinity: {{{{- include "app.affinity" (dict "type" .Values.podAntiAffinityPreset "component" "c{c}" "context" $) | nindent 10 }}}}
+      {{{{- end }}}}
+      {{{{- if .Values.component{c}.nodeSelector }}}}
+      nodeSelector: {{{{- toYaml .Values.component{c}.nodeSelector | nindent 8 }}}}
+      {{{{- end }}}}
+      containers:
+        - name: c{c}
+          image: {{{{ include "app.component{c}.image" . }}}}
+          imagePullPolicy: {{{{ .Values.image.pullPolicy | quote }}}}
+          {{{{- if .Values.component{c}.command }}}}
+          command: {{{{- toYaml .Values.component{c}.command | nindent 12 }}}}
+          {{{{- end }}}}
+          env:
+            - name: PORT
+              value: {{{{ .Values.component{c}.port | toString | quote }}}}
+            {{{{- range $i, $e := .Values.component{c}.extraEnv }}}}
+            - name: {{{{ $e.name | upper | replace "-" "_" }}}}
+              value: {{{{ $e.value | default "" | quote }}}}
+            {{{{- end }}}}
+          ports:
+            - name: http
+              containerPort: {{{{ .Values.component{c}.port | default 8080 }}}}
+              protocol: TCP
+          {{{{- if .Values.component{c}.livenessProbe.enabled }}}}
+          livenessProbe: {{{{- omit .Values.component{c}.livenessProbe "enabled" | toYaml | nindent 12 }}}}
+          {{{{- end }}}}
+          {{{{- if .Values.component{c}.resources }}}}
+          resources: {{{{- toYaml .Values.component{c}.resources | nindent 12 }}}}
+          {{{{- else if ne .Values.component{c}.resourcesPreset "none" }}}}
+          resources: {{{{- include "app.resources.preset" (dict "type" .Values.component{c}.resourcesPreset) | nindent 12 }}}}
+          {{{{- end }}}}
+{{{{- end }}}}
+"#
+    )
 }
 
 fn data() -> Value {
@@ -128,5 +272,48 @@ fn main() {
         "execute: {:>9.3} ms wall{} per render",
         exec.as_secs_f64() * 1e3,
         cpu(exec_cpu)
+    );
+
+    // Chart-shaped set: one helpers file plus one manifest per component, parsed
+    // into one set with Helm's function table, as chart rendering does.
+    let helm = Arc::new(helm_registry(Flavor::Helm3));
+    let components = 40;
+    let helpers = helpers_tpl(components);
+    let manifests: Vec<(String, String)> = (0..components)
+        .map(|c| (format!("chart/templates/c{c}.yaml"), manifest_yaml(c)))
+        .collect();
+    let chart_lines =
+        helpers.lines().count() + manifests.iter().map(|m| m.1.lines().count()).sum::<usize>();
+    // The thread CPU clock can advance in scheduler ticks (4 ms here), so time
+    // rounds of many parses (well over 100 ms each) and report the median round.
+    let rounds = 11;
+    let per_round = 40;
+    let mut samples = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let cpu0 = cpu_ns();
+        let start = Instant::now();
+        for _ in 0..per_round {
+            let mut set = TemplateSet::new("gotpl", helm.clone(), Options::default());
+            set.parse("chart/templates/_helpers.tpl", &helpers)
+                .expect("helpers parse");
+            for (name, text) in &manifests {
+                set.parse(name, text).expect("manifest parses");
+            }
+            assert!(set.contains("app.component0.labels"));
+        }
+        let wall = start.elapsed().as_secs_f64() * 1e3;
+        let cpu = cpu0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e6);
+        samples.push(cpu.unwrap_or(wall) / per_round as f64);
+    }
+    samples.sort_by(f64::total_cmp);
+    println!(
+        "chart set: {chart_lines} source lines in {} files",
+        manifests.len() + 1
+    );
+    println!(
+        "parse:   {:>9.3} ms median, {:.3} ms min per set ({} sets, CPU time where available)",
+        samples[rounds / 2],
+        samples[0],
+        rounds * per_round
     );
 }

@@ -18,6 +18,61 @@ use crate::source::{SourceFile, Span};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NodeId(pub u32);
 
+/// A run of child node ids stored in the tree's shared [`Tree::kids`] pool: lists,
+/// commands and pipelines keep their children there rather than in a vector each,
+/// which saves an allocation per such node when parsing and a free when dropping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kids {
+    start: u32,
+    len: u32,
+}
+
+impl Kids {
+    pub fn new(start: usize, len: usize) -> Kids {
+        Kids {
+            start: start as u32,
+            len: len as u32,
+        }
+    }
+
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
+/// A run of names in the tree's shared [`Tree::names`] pool: the dotted parts of a
+/// field, variable or chain, kept together so a `.a.b.c` needs no vector of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Idents {
+    start: u32,
+    len: u32,
+}
+
+impl Idents {
+    pub fn new(start: usize, len: usize) -> Idents {
+        Idents {
+            start: start as u32,
+            len: len as u32,
+        }
+    }
+
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+}
+
 /// A number literal with every interpretation Go's parser found valid for it.
 #[derive(Clone, Debug, Default)]
 pub struct Number {
@@ -37,7 +92,7 @@ pub enum Node {
     /// A sequence of nodes.
     List {
         pos: usize,
-        nodes: Vec<NodeId>,
+        nodes: Kids,
     },
     /// Plain text, already trimmed: the text is `source[span]`.
     Text {
@@ -73,14 +128,14 @@ pub enum Node {
         span: Span,
         pos: usize,
         is_assign: bool,
-        decl: Vec<NodeId>,
-        cmds: Vec<NodeId>,
+        decl: Kids,
+        cmds: Kids,
     },
     /// One command of a pipeline: an operand followed by arguments.
     Command {
         span: Span,
         pos: usize,
-        args: Vec<NodeId>,
+        args: Kids,
     },
     /// A function name.
     Identifier {
@@ -92,7 +147,7 @@ pub enum Node {
     Variable {
         span: Span,
         pos: usize,
-        ident: Vec<Arc<str>>,
+        ident: Idents,
     },
     Dot {
         span: Span,
@@ -105,14 +160,14 @@ pub enum Node {
     Field {
         span: Span,
         pos: usize,
-        ident: Vec<Arc<str>>,
+        ident: Idents,
     },
     /// `(pipeline).f.g` or `term.f.g` where the term is not a field or variable.
     Chain {
         span: Span,
         pos: usize,
         node: NodeId,
-        fields: Vec<Arc<str>>,
+        fields: Idents,
     },
     Bool {
         span: Span,
@@ -149,6 +204,10 @@ pub struct Tree {
     /// the name of the template whose text this is.
     pub parse_name: Arc<str>,
     pub nodes: Vec<Node>,
+    /// Child ids of list, command and pipeline nodes (see [`Kids`]).
+    pub kids: Vec<NodeId>,
+    /// Dotted names of field, variable and chain nodes (see [`Idents`]).
+    pub names: Vec<Arc<str>>,
     pub left_delim: Arc<str>,
     pub right_delim: Arc<str>,
 }
@@ -156,6 +215,16 @@ pub struct Tree {
 impl Tree {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
+    }
+
+    /// The names `r` covers.
+    pub fn idents(&self, r: Idents) -> &[Arc<str>] {
+        ident_slice(&self.names, r)
+    }
+
+    /// The child ids `k` names.
+    pub fn kids(&self, k: Kids) -> &[NodeId] {
+        kid_slice(&self.kids, k)
     }
 
     pub fn text(&self) -> &str {
@@ -189,10 +258,12 @@ impl Tree {
     /// The source bytes a node covers.
     pub fn span(&self, id: NodeId) -> Span {
         match self.node(id) {
-            Node::List { pos, nodes } => match (nodes.first(), nodes.last()) {
-                (Some(a), Some(b)) => self.span(*a).join(self.span(*b)),
-                _ => Span::empty_at(*pos),
-            },
+            Node::List { pos, nodes } => {
+                match (self.kids(*nodes).first(), self.kids(*nodes).last()) {
+                    (Some(a), Some(b)) => self.span(*a).join(self.span(*b)),
+                    _ => Span::empty_at(*pos),
+                }
+            }
             Node::If(b) | Node::Range(b) | Node::With(b) => b.span,
             Node::Text { span }
             | Node::Action { span, .. }
@@ -237,7 +308,7 @@ impl Tree {
     fn write_node(&self, id: NodeId, sb: &mut String) {
         match self.node(id) {
             Node::List { nodes, .. } => {
-                for n in nodes {
+                for n in self.kids(*nodes) {
                     self.write_node(*n, sb);
                 }
             }
@@ -277,7 +348,7 @@ impl Tree {
                 ..
             } => {
                 if !decl.is_empty() {
-                    for (i, v) in decl.iter().enumerate() {
+                    for (i, v) in self.kids(*decl).iter().enumerate() {
                         if i > 0 {
                             sb.push_str(", ");
                         }
@@ -285,7 +356,7 @@ impl Tree {
                     }
                     sb.push_str(if *is_assign { " = " } else { " := " });
                 }
-                for (i, c) in cmds.iter().enumerate() {
+                for (i, c) in self.kids(*cmds).iter().enumerate() {
                     if i > 0 {
                         sb.push_str(" | ");
                     }
@@ -293,7 +364,7 @@ impl Tree {
                 }
             }
             Node::Command { args, .. } => {
-                for (i, a) in args.iter().enumerate() {
+                for (i, a) in self.kids(*args).iter().enumerate() {
                     if i > 0 {
                         sb.push(' ');
                     }
@@ -308,7 +379,7 @@ impl Tree {
             }
             Node::Identifier { name, .. } => sb.push_str(name),
             Node::Variable { ident, .. } => {
-                for (i, id) in ident.iter().enumerate() {
+                for (i, id) in self.idents(*ident).iter().enumerate() {
                     if i > 0 {
                         sb.push('.');
                     }
@@ -318,7 +389,7 @@ impl Tree {
             Node::Dot { .. } => sb.push('.'),
             Node::Nil { .. } => sb.push_str("nil"),
             Node::Field { ident, .. } => {
-                for id in ident {
+                for id in self.idents(*ident) {
                     sb.push('.');
                     sb.push_str(id);
                 }
@@ -331,7 +402,7 @@ impl Tree {
                 } else {
                     self.write_node(*node, sb);
                 }
-                for f in fields {
+                for f in self.idents(*fields) {
                     sb.push('.');
                     sb.push_str(f);
                 }
@@ -364,13 +435,27 @@ impl Tree {
     /// Go's `IsEmptyTree`: only whitespace text and comments.
     pub fn is_empty_tree(&self, id: NodeId) -> bool {
         match self.node(id) {
-            Node::List { nodes, .. } => nodes.iter().all(|n| self.is_empty_tree(*n)),
+            Node::List { nodes, .. } => self.kids(*nodes).iter().all(|n| self.is_empty_tree(*n)),
             Node::Text { span } => self.text()[span.range()]
                 .trim_matches(is_go_space)
                 .is_empty(),
             _ => false,
         }
     }
+}
+
+/// The ids `k` names in a kids pool (an empty slice if out of range, which a
+/// tree built by the parser never is).
+pub fn kid_slice(pool: &[NodeId], k: Kids) -> &[NodeId] {
+    let start = k.start as usize;
+    pool.get(start..start + k.len as usize).unwrap_or(&[])
+}
+
+/// The names `r` covers in a names pool (empty if out of range, which a tree built
+/// by the parser never is).
+pub fn ident_slice(pool: &[Arc<str>], r: Idents) -> &[Arc<str>] {
+    let start = r.start as usize;
+    pool.get(start..start + r.len as usize).unwrap_or(&[])
 }
 
 /// `bytes.TrimSpace`'s notion of space for ASCII plus Unicode white space.

@@ -203,6 +203,8 @@ pub(crate) struct State<'s> {
     vars: Vec<(Arc<str>, Val)>,
     depth: usize,
     node: Option<NodeId>,
+    /// The name `$`, allocated once per execution rather than per template call.
+    dollar: Arc<str>,
 }
 
 impl<'s> State<'s> {
@@ -217,6 +219,7 @@ impl<'s> State<'s> {
             vars: Vec::new(),
             depth: 0,
             node: None,
+            dollar: Arc::from("$"),
         }
     }
 
@@ -228,7 +231,7 @@ impl<'s> State<'s> {
         let dot = Val::plain(data.clone());
         self.tmpl_name = def.name.clone();
         self.tree = &def.tree;
-        self.vars = vec![(Arc::from("$"), dot.clone())];
+        self.vars = vec![(self.dollar.clone(), dot.clone())];
         self.node = None;
         match self.walk(&dot, def.root, out) {
             Ok(()) => Ok(()),
@@ -340,7 +343,7 @@ impl<'s> State<'s> {
         let tree = self.tree;
         match tree.node(id) {
             Node::List { nodes, .. } => {
-                for n in nodes {
+                for n in tree.kids(*nodes) {
                     self.walk(dot, *n, out)?;
                 }
                 Ok(())
@@ -419,9 +422,10 @@ impl<'s> State<'s> {
             } => (
                 decl.len(),
                 *is_assign,
-                decl.iter()
+                tree.kids(*decl)
+                    .iter()
                     .filter_map(|d| match tree.node(*d) {
-                        Node::Variable { ident, .. } => ident.first().cloned(),
+                        Node::Variable { ident, .. } => tree.idents(*ident).first().cloned(),
                         _ => None,
                     })
                     .collect(),
@@ -565,7 +569,8 @@ impl<'s> State<'s> {
             Some(p) => self.eval_pipeline(dot, p)?,
             None => Val::MISSING,
         };
-        let saved_vars = std::mem::replace(&mut self.vars, vec![(Arc::from("$"), new_dot.clone())]);
+        let frame = vec![(self.dollar.clone(), new_dot.clone())];
+        let saved_vars = std::mem::replace(&mut self.vars, frame);
         let saved_name = std::mem::replace(&mut self.tmpl_name, def.name.clone());
         let saved_tree = std::mem::replace(&mut self.tree, &def.tree);
         self.depth += 1;
@@ -592,14 +597,14 @@ impl<'s> State<'s> {
             return Ok(Val::MISSING);
         };
         let mut value: Option<Val> = None;
-        for cmd in cmds {
+        for cmd in tree.kids(*cmds) {
             let v = self.eval_command(dot, *cmd, value.take())?;
             value = Some(v.dig());
         }
         let value = value.unwrap_or(Val::MISSING);
-        for d in decl {
+        for d in tree.kids(*decl) {
             if let Node::Variable { ident, .. } = tree.node(*d) {
-                if let Some(name) = ident.first() {
+                if let Some(name) = tree.idents(*ident).first() {
                     if *is_assign {
                         self.set_var(name, value.clone())?;
                     } else {
@@ -624,6 +629,7 @@ impl<'s> State<'s> {
         let Node::Command { args, .. } = tree.node(cmd) else {
             return Ok(Val::MISSING);
         };
+        let args = tree.kids(*args);
         let Some(&first) = args.first() else {
             return Ok(Val::MISSING);
         };
@@ -631,6 +637,7 @@ impl<'s> State<'s> {
         match tree.node(first) {
             Node::Field { ident, .. } => {
                 self.at(first);
+                let ident = tree.idents(*ident);
                 return self.eval_field_chain(dot, dot.clone(), first, ident, rest, fin);
             }
             Node::Chain { .. } => return self.eval_chain_node(dot, first, rest, fin),
@@ -703,6 +710,7 @@ impl<'s> State<'s> {
         let Node::Chain { node, fields, .. } = tree.node(chain) else {
             return Ok(Val::MISSING);
         };
+        let fields = tree.idents(*fields);
         if fields.is_empty() {
             return Err(self.errorf("internal error: no fields in evalChainNode"));
         }
@@ -726,7 +734,11 @@ impl<'s> State<'s> {
         let Node::Variable { ident, .. } = tree.node(var) else {
             return Ok(Val::MISSING);
         };
-        let value = self.var_value(&ident[0])?;
+        let ident = tree.idents(*ident);
+        let Some(first) = ident.first() else {
+            return Err(self.errorf("internal error: variable without a name"));
+        };
+        let value = self.var_value(first)?;
         if ident.len() == 1 {
             self.not_a_function(var, !args.is_empty(), &fin)?;
             return Ok(value);
@@ -1053,6 +1065,7 @@ impl<'s> State<'s> {
                 return Err(self.errorf(format!("cannot assign nil to {}", ty.name())));
             }
             Node::Field { ident, .. } => {
+                let ident = tree.idents(*ident);
                 let v = self.eval_field_chain(dot, dot.clone(), n, ident, &[], None)?;
                 return self.validate(v, ty);
             }

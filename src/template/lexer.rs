@@ -6,8 +6,6 @@
 //! Trim markers (`{{- ` and ` -}}`) are handled here: the trimmed whitespace never
 //! reaches the parser, text tokens simply get shorter spans.
 
-use std::borrow::Cow;
-
 /// Token types, in Go's order; everything after `Keyword` prints as `<word>` in
 /// error messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -49,29 +47,31 @@ pub enum ItemType {
     With,
 }
 
-/// One token. `val` borrows the source except for error tokens, whose value is the
-/// error message.
-#[derive(Clone, Debug)]
+/// One token; `val` borrows the source. An error token's value is empty: its
+/// message is kept by the lexer ([`Lexer::error_message`]), so that tokens stay
+/// plain `Copy` data the parser can look ahead over without cloning strings.
+#[derive(Clone, Copy, Debug)]
 pub struct Item<'a> {
     pub typ: ItemType,
     pub pos: usize,
-    pub val: Cow<'a, str>,
+    pub val: &'a str,
     pub line: usize,
 }
 
 impl Item<'_> {
-    /// Go's `item.String()`, used in `unexpected X in Y` messages.
-    pub fn describe(&self) -> String {
+    /// Go's `item.String()`, used in `unexpected X in Y` messages; `error` is the
+    /// lexer's message, printed for an error token.
+    pub fn describe(&self, error: &str) -> String {
         match self.typ {
             ItemType::Eof => "EOF".to_string(),
-            ItemType::Error => self.val.to_string(),
+            ItemType::Error => error.to_string(),
             t if t > ItemType::Keyword => format!("<{}>", self.val),
             _ => {
                 if self.val.chars().count() > 10 {
                     let head: String = self.val.chars().take(10).collect();
                     format!("{}...", crate::template::fmt::quote(&head))
                 } else {
-                    crate::template::fmt::quote(&self.val)
+                    crate::template::fmt::quote(self.val)
                 }
             }
         }
@@ -120,14 +120,17 @@ enum State {
 
 /// Outcome of one state function: continue with another state, or stop because an
 /// item is ready.
-enum Step {
+enum Step<'a> {
     Next(State),
-    Emit,
+    Emit(Item<'a>),
 }
 
 pub struct Lexer<'a> {
     input: &'a str,
     left_delim: &'a str,
+    /// Searcher for `left_delim`, built once: building one per text run cost more
+    /// than the search itself.
+    left_finder: memchr::memmem::Finder<'a>,
     right_delim: &'a str,
     pos: usize,
     start: usize,
@@ -135,12 +138,13 @@ pub struct Lexer<'a> {
     paren_depth: usize,
     line: usize,
     start_line: usize,
-    item: Option<Item<'a>>,
     inside_action: bool,
     pub break_ok: bool,
     pub continue_ok: bool,
     /// Set once an error token has been produced; afterwards only EOF follows.
     dead: bool,
+    /// The message of the error token, once there is one.
+    error: String,
 }
 
 pub(crate) fn is_space(c: char) -> bool {
@@ -195,6 +199,7 @@ impl<'a> Lexer<'a> {
         Lexer {
             input,
             left_delim,
+            left_finder: memchr::memmem::Finder::new(left_delim.as_bytes()),
             right_delim,
             pos: 0,
             start: 0,
@@ -202,12 +207,17 @@ impl<'a> Lexer<'a> {
             paren_depth: 0,
             line: 1,
             start_line: 1,
-            item: None,
             inside_action: false,
             break_ok: true,
             continue_ok: true,
             dead: false,
+            error: String::new(),
         }
+    }
+
+    /// The message of the error token produced (empty before any).
+    pub fn error_message(&self) -> &str {
+        &self.error
     }
 
     /// The action delimiters this lexer uses.
@@ -267,7 +277,7 @@ impl<'a> Lexer<'a> {
         let item = Item {
             typ,
             pos: self.start,
-            val: Cow::Borrowed(&self.input[self.start..self.pos]),
+            val: &self.input[self.start..self.pos],
             line: self.start_line,
         };
         self.start = self.pos;
@@ -275,14 +285,12 @@ impl<'a> Lexer<'a> {
         item
     }
 
-    fn emit(&mut self, typ: ItemType) -> Step {
-        let item = self.this_item(typ);
-        self.emit_item(item)
+    fn emit(&mut self, typ: ItemType) -> Step<'a> {
+        Step::Emit(self.this_item(typ))
     }
 
-    fn emit_item(&mut self, item: Item<'a>) -> Step {
-        self.item = Some(item);
-        Step::Emit
+    fn emit_item(&mut self, item: Item<'a>) -> Step<'a> {
+        Step::Emit(item)
     }
 
     fn ignore(&mut self) {
@@ -310,15 +318,15 @@ impl<'a> Lexer<'a> {
         self.backup();
     }
 
-    fn errorf(&mut self, msg: String) -> Step {
-        self.item = Some(Item {
+    fn errorf(&mut self, msg: String) -> Step<'a> {
+        self.error = msg;
+        self.dead = true;
+        Step::Emit(Item {
             typ: ItemType::Error,
             pos: self.start,
-            val: Cow::Owned(msg),
+            val: "",
             line: self.start_line,
-        });
-        self.dead = true;
-        Step::Emit
+        })
     }
 
     /// The next token.
@@ -327,11 +335,10 @@ impl<'a> Lexer<'a> {
             return Item {
                 typ: ItemType::Eof,
                 pos: 0,
-                val: Cow::Borrowed("EOF"),
+                val: "EOF",
                 line: self.start_line,
             };
         }
-        self.item = None;
         let mut state = if self.inside_action {
             State::InsideAction
         } else {
@@ -355,20 +362,13 @@ impl<'a> Lexer<'a> {
             };
             match step {
                 Step::Next(s) => state = s,
-                Step::Emit => {
-                    return self.item.take().unwrap_or(Item {
-                        typ: ItemType::Eof,
-                        pos: self.pos,
-                        val: Cow::Borrowed("EOF"),
-                        line: self.start_line,
-                    })
-                }
+                Step::Emit(item) => return item,
             }
         }
     }
 
-    fn lex_text(&mut self) -> Step {
-        if let Some(x) = memchr::memmem::find(self.rest().as_bytes(), self.left_delim.as_bytes()) {
+    fn lex_text(&mut self) -> Step<'a> {
+        if let Some(x) = self.left_finder.find(self.rest().as_bytes()) {
             if x > 0 {
                 self.pos += x;
                 let delim_end = self.pos + self.left_delim.len();
@@ -406,7 +406,7 @@ impl<'a> Lexer<'a> {
         (false, false)
     }
 
-    fn lex_left_delim(&mut self) -> Step {
+    fn lex_left_delim(&mut self) -> Step<'a> {
         self.pos += self.left_delim.len();
         let trim = has_left_trim_marker(self.rest());
         let after_marker = if trim { TRIM_MARKER_LEN } else { 0 };
@@ -423,7 +423,7 @@ impl<'a> Lexer<'a> {
         self.emit_item(item)
     }
 
-    fn lex_comment(&mut self) -> Step {
+    fn lex_comment(&mut self) -> Step<'a> {
         self.pos += LEFT_COMMENT.len();
         let Some(x) = self.rest().find(RIGHT_COMMENT) else {
             return self.errorf("unclosed comment".to_string());
@@ -448,7 +448,7 @@ impl<'a> Lexer<'a> {
         Step::Next(State::Text)
     }
 
-    fn lex_right_delim(&mut self) -> Step {
+    fn lex_right_delim(&mut self) -> Step<'a> {
         let (_, trim) = self.at_right_delim();
         if trim {
             self.pos += TRIM_MARKER_LEN;
@@ -464,7 +464,7 @@ impl<'a> Lexer<'a> {
         self.emit_item(item)
     }
 
-    fn lex_inside_action(&mut self) -> Step {
+    fn lex_inside_action(&mut self) -> Step<'a> {
         let (delim, _) = self.at_right_delim();
         if delim {
             if self.paren_depth == 0 {
@@ -528,15 +528,20 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn lex_space(&mut self) -> Step {
-        let mut num_spaces = 0;
-        while let Some(c) = self.peek() {
-            if !is_space(c) {
+    fn lex_space(&mut self) -> Step<'a> {
+        // Spaces are ASCII, so a byte scan sees exactly what `peek`/`next` would.
+        let bytes = self.input.as_bytes();
+        let begin = self.pos;
+        while let Some(&b) = bytes.get(self.pos) {
+            if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
                 break;
             }
-            self.next();
-            num_spaces += 1;
+            if b == b'\n' {
+                self.line += 1;
+            }
+            self.pos += 1;
         }
+        let num_spaces = self.pos - begin;
         // A trim-marked right delimiter starts with a space: leave it for the delimiter.
         let from = self.pos - 1;
         if has_right_trim_marker(&self.input[from..])
@@ -550,62 +555,67 @@ impl<'a> Lexer<'a> {
         self.emit(ItemType::Space)
     }
 
-    fn lex_identifier(&mut self) -> Step {
+    /// Consumes alphanumeric characters and returns the one that stopped the run
+    /// (`None` at the end), left unconsumed: Go's `next` loop followed by `backup`,
+    /// with ASCII bytes taken directly.
+    fn scan_alnum(&mut self) -> Option<char> {
+        let bytes = self.input.as_bytes();
         loop {
-            let r = self.next();
-            match r {
-                Some(c) if is_alnum(c) => {}
+            match bytes.get(self.pos) {
+                Some(&b) if b.is_ascii_alphanumeric() || b == b'_' => self.pos += 1,
+                Some(&b) if b.is_ascii() => return Some(b as char),
                 _ => {
-                    self.backup();
-                    let word = &self.input[self.start..self.pos];
-                    if !self.at_terminator() {
-                        return self.errorf(format!("bad character {}", sharp_u(r)));
-                    }
-                    if let Some(k) = keyword(word) {
-                        if (k == ItemType::Break && !self.break_ok)
-                            || (k == ItemType::Continue && !self.continue_ok)
-                        {
-                            return self.emit(ItemType::Identifier);
+                    let r = self.next();
+                    match r {
+                        Some(c) if is_alnum(c) => {}
+                        _ => {
+                            self.backup();
+                            return r;
                         }
-                        return self.emit(k);
                     }
-                    if word.starts_with('.') {
-                        return self.emit(ItemType::Field);
-                    }
-                    if word == "true" || word == "false" {
-                        return self.emit(ItemType::Bool);
-                    }
-                    return self.emit(ItemType::Identifier);
                 }
             }
         }
     }
 
-    fn lex_variable(&mut self) -> Step {
+    fn lex_identifier(&mut self) -> Step<'a> {
+        let r = self.scan_alnum();
+        let word = &self.input[self.start..self.pos];
+        if !self.at_terminator() {
+            return self.errorf(format!("bad character {}", sharp_u(r)));
+        }
+        if let Some(k) = keyword(word) {
+            if (k == ItemType::Break && !self.break_ok)
+                || (k == ItemType::Continue && !self.continue_ok)
+            {
+                return self.emit(ItemType::Identifier);
+            }
+            return self.emit(k);
+        }
+        if word.starts_with('.') {
+            return self.emit(ItemType::Field);
+        }
+        if word == "true" || word == "false" {
+            return self.emit(ItemType::Bool);
+        }
+        self.emit(ItemType::Identifier)
+    }
+
+    fn lex_variable(&mut self) -> Step<'a> {
         if self.at_terminator() {
             return self.emit(ItemType::Variable);
         }
         self.lex_field_or_variable(ItemType::Variable)
     }
 
-    fn lex_field_or_variable(&mut self, typ: ItemType) -> Step {
+    fn lex_field_or_variable(&mut self, typ: ItemType) -> Step<'a> {
         if self.at_terminator() {
             if typ == ItemType::Variable {
                 return self.emit(ItemType::Variable);
             }
             return self.emit(ItemType::Dot);
         }
-        let mut r;
-        loop {
-            r = self.next();
-            match r {
-                Some(c) if is_alnum(c) => {}
-                _ => {
-                    self.backup();
-                    break;
-                }
-            }
-        }
+        let r = self.scan_alnum();
         if !self.at_terminator() {
             return self.errorf(format!("bad character {}", sharp_u(r)));
         }
@@ -621,7 +631,7 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn lex_char(&mut self) -> Step {
+    fn lex_char(&mut self) -> Step<'a> {
         loop {
             match self.next() {
                 Some('\\') => match self.next() {
@@ -638,7 +648,7 @@ impl<'a> Lexer<'a> {
         self.emit(ItemType::CharConstant)
     }
 
-    fn lex_number(&mut self) -> Step {
+    fn lex_number(&mut self) -> Step<'a> {
         if !self.scan_number() {
             let text = self.input[self.start..self.pos].to_string();
             return self.errorf(format!(
@@ -694,7 +704,7 @@ impl<'a> Lexer<'a> {
         true
     }
 
-    fn lex_quote(&mut self) -> Step {
+    fn lex_quote(&mut self) -> Step<'a> {
         loop {
             match self.next() {
                 Some('\\') => match self.next() {
@@ -709,7 +719,7 @@ impl<'a> Lexer<'a> {
         self.emit(ItemType::String)
     }
 
-    fn lex_raw_quote(&mut self) -> Step {
+    fn lex_raw_quote(&mut self) -> Step<'a> {
         loop {
             match self.next() {
                 None => return self.errorf("unterminated raw quoted string".to_string()),
@@ -736,7 +746,12 @@ mod tests {
         loop {
             let it = l.next_item();
             let done = matches!(it.typ, ItemType::Eof | ItemType::Error);
-            out.push((it.typ, it.val.to_string()));
+            let val = if it.typ == ItemType::Error {
+                l.error_message()
+            } else {
+                it.val
+            };
+            out.push((it.typ, val.to_string()));
             if done {
                 break;
             }

@@ -6,9 +6,10 @@
 //! messages byte for byte means reading tokens in the same order.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::ast::{Branch, Node, NodeId, Number, Tree};
+use super::ast::{ident_slice, kid_slice, Branch, Idents, Kids, Node, NodeId, Number, Tree};
 use super::error::{Error, ErrorKind};
 use super::golit;
 use super::lexer::{Item, ItemType, Lexer};
@@ -39,21 +40,19 @@ struct Ctx<'a> {
     name: Arc<str>,
 }
 
-fn blank_item<'a>() -> Item<'a> {
-    Item {
-        typ: ItemType::Eof,
-        pos: 0,
-        val: std::borrow::Cow::Borrowed(""),
-        line: 0,
-    }
-}
+const BLANK_ITEM: Item<'static> = Item {
+    typ: ItemType::Eof,
+    pos: 0,
+    val: "",
+    line: 0,
+};
 
 impl<'a> Ctx<'a> {
-    fn new(name: Arc<str>) -> Ctx<'a> {
+    fn new(name: Arc<str>, dollar: Arc<str>) -> Ctx<'a> {
         Ctx {
-            token: [blank_item(), blank_item(), blank_item()],
+            token: [BLANK_ITEM; 3],
             peek_count: 0,
-            vars: vec![Arc::from("$")],
+            vars: vec![dollar],
             action_line: 0,
             range_depth: 0,
             stack_depth: 0,
@@ -63,6 +62,44 @@ impl<'a> Ctx<'a> {
 }
 
 type PResult<T> = Result<T, Box<Error>>;
+
+/// A small multiplicative hasher for the parser's name table: its keys are short
+/// identifiers from the template text, where SipHash's setup cost dominates.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Every identifier, field name, variable name and escape-free string literal of
+/// one parse, shared: templates repeat the same few names (`Values`, `include`,
+/// `nindent`) thousands of times, and one `Arc` per distinct name saves an
+/// allocation per use and a free when the tree is dropped. For identifiers the
+/// entry also remembers whether the name is a function, once asked.
+type Names<'a> = HashMap<&'a str, NameEntry, BuildHasherDefault<NameHasher>>;
+
+struct NameEntry {
+    shared: Arc<str>,
+    is_func: Option<bool>,
+}
 
 pub struct Parser<'a, 'f> {
     lex: Lexer<'a>,
@@ -78,6 +115,14 @@ pub struct Parser<'a, 'f> {
     order: Vec<Arc<str>>,
     /// Line of the first token of the pipeline parsed last (Go's `PipeNode.Line`).
     pipe_line: usize,
+    names: Names<'a>,
+    /// The tree's child-id pool (see [`Kids`]).
+    kids: Vec<NodeId>,
+    /// The tree's names pool (see [`Idents`]).
+    ident_pool: Vec<Arc<str>>,
+    /// Children of the lists, commands and pipelines being parsed, innermost
+    /// last; each node moves its run into `kids` when it is complete.
+    scratch: Vec<NodeId>,
 }
 
 /// Parses `source` as the template `name`.
@@ -101,7 +146,7 @@ pub fn parse(
     let mut p = Parser {
         lex,
         src: text_ref,
-        ctx: Ctx::new(name.clone()),
+        ctx: Ctx::new(name.clone(), Arc::from("$")),
         nodes: Vec::new(),
         has_func,
         level,
@@ -110,13 +155,21 @@ pub fn parse(
         tree_set: HashMap::new(),
         order: Vec::new(),
         pipe_line: 0,
+        names: Names::with_capacity_and_hasher(64, Default::default()),
+        kids: Vec::new(),
+        ident_pool: Vec::new(),
+        scratch: Vec::new(),
     };
+    let dollar = p.name("$");
+    p.ctx.vars = vec![dollar];
     let root = p.parse_top()?;
     p.add(name.clone(), root)?;
     let tree = Arc::new(Tree {
         source,
         parse_name: name,
         nodes: std::mem::take(&mut p.nodes),
+        kids: std::mem::take(&mut p.kids),
+        names: std::mem::take(&mut p.ident_pool),
         left_delim: Arc::from(left_delim),
         right_delim: Arc::from(right_delim),
     });
@@ -137,7 +190,7 @@ impl<'a> Parser<'a, '_> {
         } else {
             self.ctx.token[0] = self.lex.next_item();
         }
-        self.ctx.token[self.ctx.peek_count].clone()
+        self.ctx.token[self.ctx.peek_count]
     }
 
     fn backup(&mut self) {
@@ -157,11 +210,11 @@ impl<'a> Parser<'a, '_> {
 
     fn peek(&mut self) -> Item<'a> {
         if self.ctx.peek_count > 0 {
-            return self.ctx.token[self.ctx.peek_count - 1].clone();
+            return self.ctx.token[self.ctx.peek_count - 1];
         }
         self.ctx.peek_count = 1;
         self.ctx.token[0] = self.lex.next_item();
-        self.ctx.token[0].clone()
+        self.ctx.token[0]
     }
 
     fn next_non_space(&mut self) -> Item<'a> {
@@ -213,13 +266,15 @@ impl<'a> Parser<'a, '_> {
                     " in action started at {}:{}",
                     self.parse_name, self.ctx.action_line
                 );
-                if token.val.ends_with(" action") {
+                if self.lex.error_message().ends_with(" action") {
                     extra = extra[" in action".len()..].to_string();
                 }
             }
-            return self.errorf(format!("{}{}", token.describe(), extra));
+            let what = token.describe(self.lex.error_message());
+            return self.errorf(format!("{what}{extra}"));
         }
-        self.errorf(format!("unexpected {} in {}", token.describe(), context))
+        let what = token.describe(self.lex.error_message());
+        self.errorf(format!("unexpected {what} in {context}"))
     }
 
     fn expect(&mut self, expected: ItemType, context: &str) -> PResult<Item<'a>> {
@@ -240,6 +295,84 @@ impl<'a> Parser<'a, '_> {
 
     // ---- node construction -------------------------------------------------------
 
+    /// The shared `Arc` for a name taken from the source text.
+    fn name(&mut self, s: &'a str) -> Arc<str> {
+        self.name_entry(s).shared.clone()
+    }
+
+    fn name_entry(&mut self, s: &'a str) -> &mut NameEntry {
+        self.names.entry(s).or_insert_with(|| NameEntry {
+            shared: Arc::from(s),
+            is_func: None,
+        })
+    }
+
+    /// A function name's shared `Arc`, or `None` when no function has that name.
+    fn func_name(&mut self, s: &'a str) -> Option<Arc<str>> {
+        let has_func = self.has_func;
+        let e = self.name_entry(s);
+        let known = *e.is_func.get_or_insert_with(|| has_func(s));
+        known.then(|| e.shared.clone())
+    }
+
+    /// The dotted parts of a field or variable token (`.a.b` gives `["", "a", "b"]`
+    /// for `split`, so callers strip a leading dot first).
+    fn idents(&mut self, s: &'a str) -> Idents {
+        let start = self.ident_pool.len();
+        for part in s.split('.') {
+            let name = self.name(part);
+            self.ident_pool.push(name);
+        }
+        Idents::new(start, self.ident_pool.len() - start)
+    }
+
+    /// A string literal's value: escape-free literals (nearly all of them) are a
+    /// slice of the source and shared like names; others go through Go's unquoting.
+    fn string_value(&mut self, quoted: &'a str) -> Option<Arc<str>> {
+        let b = quoted.as_bytes();
+        if b.len() >= 2 && b[0] == b[b.len() - 1] {
+            let inner = &quoted[1..quoted.len() - 1];
+            let plain = match b[0] {
+                b'"' => !inner.bytes().any(|c| matches!(c, b'\\' | b'"' | b'\n')),
+                b'`' => !inner.bytes().any(|c| matches!(c, b'`' | b'\r')),
+                _ => false,
+            };
+            if plain {
+                return Some(self.name(inner));
+            }
+        }
+        golit::unquote(quoted).map(|s| Arc::from(s.as_str()))
+    }
+
+    /// Moves the children collected in `scratch` since `mark` into the pool.
+    fn commit_kids(&mut self, mark: usize) -> Kids {
+        let start = self.kids.len();
+        self.kids.extend_from_slice(&self.scratch[mark..]);
+        self.scratch.truncate(mark);
+        Kids::new(start, self.kids.len() - start)
+    }
+
+    /// `head` followed by `tail`, where `tail` is the run just added to the pool.
+    /// A term's names are pushed right before the fields that follow it, so the
+    /// two runs are normally adjacent and simply merge.
+    fn extend_idents(&mut self, head: Idents, tail: Idents) -> Idents {
+        if head.start() + head.len() == tail.start() {
+            return Idents::new(head.start(), head.len() + tail.len());
+        }
+        let start = self.ident_pool.len();
+        let parts: Vec<Arc<str>> = ident_slice(&self.ident_pool, head)
+            .iter()
+            .chain(ident_slice(&self.ident_pool, tail))
+            .cloned()
+            .collect();
+        self.ident_pool.extend(parts);
+        Idents::new(start, self.ident_pool.len() - start)
+    }
+
+    fn kids_of(&self, k: Kids) -> &[NodeId] {
+        kid_slice(&self.kids, k)
+    }
+
     fn push(&mut self, n: Node) -> NodeId {
         self.nodes.push(n);
         NodeId((self.nodes.len() - 1) as u32)
@@ -251,10 +384,12 @@ impl<'a> Parser<'a, '_> {
 
     fn node_span(&self, id: NodeId) -> Span {
         match &self.nodes[id.0 as usize] {
-            Node::List { pos, nodes } => match (nodes.first(), nodes.last()) {
-                (Some(a), Some(b)) => self.node_span(*a).join(self.node_span(*b)),
-                _ => Span::empty_at(*pos),
-            },
+            Node::List { pos, nodes } => {
+                match (self.kids_of(*nodes).first(), self.kids_of(*nodes).last()) {
+                    (Some(a), Some(b)) => self.node_span(*a).join(self.node_span(*b)),
+                    _ => Span::empty_at(*pos),
+                }
+            }
             Node::If(b) | Node::Range(b) | Node::With(b) => b.span,
             Node::Text { span }
             | Node::Action { span, .. }
@@ -304,7 +439,7 @@ impl<'a> Parser<'a, '_> {
 
     fn is_empty(&self, id: NodeId) -> bool {
         match &self.nodes[id.0 as usize] {
-            Node::List { nodes, .. } => nodes.iter().all(|n| self.is_empty(*n)),
+            Node::List { nodes, .. } => self.kids_of(*nodes).iter().all(|n| self.is_empty(*n)),
             Node::Text { span } => self.src[span.range()].trim().is_empty(),
             _ => false,
         }
@@ -314,7 +449,7 @@ impl<'a> Parser<'a, '_> {
 
     fn parse_top(&mut self) -> PResult<NodeId> {
         let pos = self.peek().pos;
-        let mut list = Vec::new();
+        let mark = self.scratch.len();
         while self.peek().typ != ItemType::Eof {
             if self.peek().typ == ItemType::LeftDelim {
                 let delim = self.next();
@@ -329,21 +464,23 @@ impl<'a> Parser<'a, '_> {
                 Parsed1::End(s) | Parsed1::Else(s, _) => {
                     return Err(self.errorf(format!("unexpected {s}")));
                 }
-                Parsed1::Node(n) => list.push(n),
+                Parsed1::Node(n) => self.scratch.push(n),
             }
         }
-        Ok(self.push(Node::List { pos, nodes: list }))
+        let nodes = self.commit_kids(mark);
+        Ok(self.push(Node::List { pos, nodes }))
     }
 
     fn parse_definition(&mut self) -> PResult<()> {
         let context = "define clause";
-        let outer = std::mem::replace(&mut self.ctx, Ctx::new(Arc::from("definition")));
+        let fresh = Ctx::new(self.name("definition"), self.name("$"));
+        let outer = std::mem::replace(&mut self.ctx, fresh);
         let result = (|| -> PResult<()> {
             let name = self.expect_one_of(ItemType::String, ItemType::RawString, context)?;
-            let Some(n) = golit::unquote(&name.val) else {
+            let Some(n) = self.string_value(name.val) else {
                 return Err(self.errorf("invalid syntax"));
             };
-            self.ctx.name = Arc::from(n.as_str());
+            self.ctx.name = n;
             self.expect(ItemType::RightDelim, context)?;
             let (root, end) = self.item_list()?;
             if let Parsed1::Else(s, _) = end {
@@ -360,12 +497,13 @@ impl<'a> Parser<'a, '_> {
     fn item_list(&mut self) -> PResult<(NodeId, Parsed1)> {
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             let pos = self.peek_non_space().pos;
-            let mut list = Vec::new();
+            let mark = self.scratch.len();
             while self.peek_non_space().typ != ItemType::Eof {
                 match self.text_or_action()? {
-                    Parsed1::Node(n) => list.push(n),
+                    Parsed1::Node(n) => self.scratch.push(n),
                     other => {
-                        let id = self.push(Node::List { pos, nodes: list });
+                        let nodes = self.commit_kids(mark);
+                        let id = self.push(Node::List { pos, nodes });
                         return Ok((id, other));
                     }
                 }
@@ -450,7 +588,7 @@ impl<'a> Parser<'a, '_> {
         self.pipe_line = token.line;
         let mut decl: Vec<NodeId> = Vec::new();
         let mut is_assign = false;
-        let mut cmds: Vec<NodeId> = Vec::new();
+        let mark = self.scratch.len();
         'decls: loop {
             let v = self.peek_non_space();
             if v.typ != ItemType::Variable {
@@ -464,12 +602,14 @@ impl<'a> Parser<'a, '_> {
                 self.next_non_space();
                 let var = self.new_variable(&v);
                 decl.push(var);
-                self.ctx.vars.push(Arc::from(&*v.val));
+                let name = self.name(v.val);
+                self.ctx.vars.push(name);
             } else if next.typ == ItemType::Char && next.val == "," {
                 self.next_non_space();
                 let var = self.new_variable(&v);
                 decl.push(var);
-                self.ctx.vars.push(Arc::from(&*v.val));
+                let name = self.name(v.val);
+                self.ctx.vars.push(name);
                 if context == "range" && decl.len() < 2 {
                     match self.peek_non_space().typ {
                         ItemType::Variable | ItemType::RightDelim | ItemType::RightParen => {
@@ -489,12 +629,13 @@ impl<'a> Parser<'a, '_> {
         loop {
             let token = self.next_non_space();
             if token.typ == end {
+                let cmds = &self.scratch[mark..];
                 if cmds.is_empty() {
                     return Err(self.errorf(format!("missing value for {context}")));
                 }
                 for (i, c) in cmds.iter().enumerate().skip(1) {
                     if let Node::Command { args, .. } = &self.nodes[c.0 as usize] {
-                        if let Some(first) = args.first() {
+                        if let Some(first) = self.kids_of(*args).first() {
                             if matches!(
                                 self.nodes[first.0 as usize],
                                 Node::Bool { .. }
@@ -520,6 +661,10 @@ impl<'a> Parser<'a, '_> {
                     .last()
                     .map(|n| self.node_span(*n).end as usize)
                     .unwrap_or(start);
+                let cmds = self.commit_kids(mark);
+                let decl_start = self.scratch.len();
+                self.scratch.extend_from_slice(&decl);
+                let decl = self.commit_kids(decl_start);
                 return Ok(self.push(Node::Pipe {
                     span: Span::new(start, stop.max(start)),
                     pos,
@@ -543,7 +688,7 @@ impl<'a> Parser<'a, '_> {
                 | ItemType::LeftParen => {
                     self.backup();
                     let c = self.command()?;
-                    cmds.push(c);
+                    self.scratch.push(c);
                 }
                 _ => return Err(self.unexpected(&token, context)),
             }
@@ -585,9 +730,12 @@ impl<'a> Parser<'a, '_> {
                 if let Some(kw) = chained {
                     self.next();
                     let inner = self.branch_control(kw, else_pos)?;
+                    let mark = self.scratch.len();
+                    self.scratch.push(inner);
+                    let nodes = self.commit_kids(mark);
                     else_list = Some(self.push(Node::List {
                         pos: else_pos,
-                        nodes: vec![inner],
+                        nodes,
                     }));
                 } else {
                     let (l, next) = self.item_list()?;
@@ -656,7 +804,8 @@ impl<'a> Parser<'a, '_> {
         let name = self.parse_template_name(&token, context)?;
         let pipe = self.pipeline(context, ItemType::RightDelim)?;
         let action_end = self.last_end();
-        let outer = std::mem::replace(&mut self.ctx, Ctx::new(name.clone()));
+        let fresh = Ctx::new(name.clone(), self.name("$"));
+        let outer = std::mem::replace(&mut self.ctx, fresh);
         let body = self.item_list();
         let inner = std::mem::replace(&mut self.ctx, outer);
         let (root, end) = body?;
@@ -694,8 +843,8 @@ impl<'a> Parser<'a, '_> {
 
     fn parse_template_name(&mut self, token: &Item<'a>, context: &str) -> PResult<Arc<str>> {
         match token.typ {
-            ItemType::String | ItemType::RawString => match golit::unquote(&token.val) {
-                Some(s) => Ok(Arc::from(s.as_str())),
+            ItemType::String | ItemType::RawString => match self.string_value(token.val) {
+                Some(s) => Ok(s),
                 None => Err(self.errorf("invalid syntax")),
             },
             _ => Err(self.unexpected(token, context)),
@@ -704,11 +853,11 @@ impl<'a> Parser<'a, '_> {
 
     fn command(&mut self) -> PResult<NodeId> {
         let pos = self.peek_non_space().pos;
-        let mut args = Vec::new();
+        let mark = self.scratch.len();
         loop {
             self.peek_non_space();
             if let Some(op) = self.operand()? {
-                args.push(op);
+                self.scratch.push(op);
             }
             let token = self.next();
             match token.typ {
@@ -719,12 +868,13 @@ impl<'a> Parser<'a, '_> {
             }
             break;
         }
-        if args.is_empty() {
-            return Err(self.errorf("empty command"));
-        }
-        let span = self
-            .node_span(args[0])
-            .join(self.node_span(args[args.len() - 1]));
+        let (first, last) = match &self.scratch[mark..] {
+            [] => return Err(self.errorf("empty command")),
+            [first, .., last] => (*first, *last),
+            [only] => (*only, *only),
+        };
+        let span = self.node_span(first).join(self.node_span(last));
+        let args = self.commit_kids(mark);
         Ok(self.push(Node::Command { span, pos, args }))
     }
 
@@ -736,19 +886,20 @@ impl<'a> Parser<'a, '_> {
             return Ok(Some(node));
         }
         let chain_pos = self.peek().pos;
-        let mut fields: Vec<Arc<str>> = Vec::new();
+        let fields_start = self.ident_pool.len();
         let mut end = self.node_span(node).end as usize;
         while self.peek().typ == ItemType::Field {
             let f = self.next();
             end = f.pos + f.val.len();
-            fields.push(Arc::from(&f.val[1..]));
+            let name = self.name(&f.val[1..]);
+            self.ident_pool.push(name);
         }
+        let fields = Idents::new(fields_start, self.ident_pool.len() - fields_start);
         let start = self.node_span(node).start as usize;
         let span = Span::new(start, end);
         let replacement = match &self.nodes[node.0 as usize] {
             Node::Field { ident, .. } => {
-                let mut ident = ident.clone();
-                ident.extend(fields);
+                let ident = self.extend_idents(*ident, fields);
                 Node::Field {
                     span,
                     pos: chain_pos,
@@ -756,8 +907,7 @@ impl<'a> Parser<'a, '_> {
                 }
             }
             Node::Variable { ident, .. } => {
-                let mut ident = ident.clone();
-                ident.extend(fields);
+                let ident = self.extend_idents(*ident, fields);
                 Node::Variable {
                     span,
                     pos: chain_pos,
@@ -804,26 +954,30 @@ impl<'a> Parser<'a, '_> {
         let span = self.span_of(&token);
         let node = match token.typ {
             ItemType::Identifier => {
-                if !(self.has_func)(&token.val) {
+                let Some(name) = self.func_name(token.val) else {
                     return Err(self.errorf(format!(
                         "function {} not defined",
-                        super::fmt::quote(&token.val)
+                        super::fmt::quote(token.val)
                     )));
-                }
-                Node::Identifier {
-                    span,
-                    name: Arc::from(&*token.val),
-                }
+                };
+                Node::Identifier { span, name }
             }
             ItemType::Dot => Node::Dot { span },
             ItemType::Nil => Node::Nil { span },
             ItemType::Variable => {
-                let ident: Vec<Arc<str>> = token.val.split('.').map(Arc::from).collect();
-                if !self.ctx.vars.iter().any(|v| **v == *ident[0]) {
-                    return Err(self.errorf(format!(
-                        "undefined variable {}",
-                        super::fmt::quote(&ident[0])
-                    )));
+                let ident = self.idents(token.val);
+                // Names are shared within a parse, so the pointer test nearly always
+                // decides; the text comparison keeps it correct regardless.
+                let first = &self.ident_pool[ident.start()];
+                if !self
+                    .ctx
+                    .vars
+                    .iter()
+                    .any(|v| Arc::ptr_eq(v, first) || **v == **first)
+                {
+                    return Err(
+                        self.errorf(format!("undefined variable {}", super::fmt::quote(first)))
+                    );
                 }
                 Node::Variable {
                     span,
@@ -834,14 +988,14 @@ impl<'a> Parser<'a, '_> {
             ItemType::Field => Node::Field {
                 span,
                 pos: token.pos,
-                ident: token.val[1..].split('.').map(Arc::from).collect(),
+                ident: self.idents(&token.val[1..]),
             },
             ItemType::Bool => Node::Bool {
                 span,
                 val: token.val == "true",
             },
             ItemType::CharConstant | ItemType::Complex | ItemType::Number => {
-                let num = match new_number(&token.val, token.typ) {
+                let num = match new_number(token.val, token.typ) {
                     Ok(n) => n,
                     Err(msg) => return Err(self.errorf(msg)),
                 };
@@ -861,11 +1015,8 @@ impl<'a> Parser<'a, '_> {
                 self.ctx.stack_depth -= 1;
                 return r.map(Some);
             }
-            ItemType::String | ItemType::RawString => match golit::unquote(&token.val) {
-                Some(s) => Node::String {
-                    span,
-                    text: Arc::from(s.as_str()),
-                },
+            ItemType::String | ItemType::RawString => match self.string_value(token.val) {
+                Some(text) => Node::String { span, text },
                 None => return Err(self.errorf("invalid syntax")),
             },
             _ => {
@@ -878,7 +1029,7 @@ impl<'a> Parser<'a, '_> {
 
     fn new_variable(&mut self, v: &Item<'a>) -> NodeId {
         let span = self.span_of(v);
-        let ident = v.val.split('.').map(Arc::from).collect();
+        let ident = self.idents(v.val);
         self.push(Node::Variable {
             span,
             pos: v.pos,

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
-use super::ast::{Node, NodeId, Tree};
+use super::ast::{Kids, Node, NodeId, Tree};
 use super::error::{Error, ErrorKind};
 use super::exec::{Emit, Shared, State};
 use super::options::Options;
@@ -42,8 +42,10 @@ fn empty_tree() -> &'static Tree {
         parse_name: Arc::from(""),
         nodes: vec![Node::List {
             pos: 0,
-            nodes: Vec::new(),
+            nodes: Kids::default(),
         }],
+        kids: Vec::new(),
+        names: Vec::new(),
         left_delim: Arc::from("{{"),
         right_delim: Arc::from("}}"),
     })
