@@ -639,7 +639,7 @@ mod tests {
 
     #[test]
     fn separator_searches_agree_with_the_regex_walk() {
-        // Every string of up to 7 symbols over an alphabet rich in separator parts,
+        // Every string of up to 5 symbols over an alphabet rich in separator parts,
         // plus a few longer documents.
         let alphabet: &[&str] = &["-", "---", "\n", " ", "\t", "\r", "a", "\x0c"];
         let mut cases: Vec<String> = vec![String::new()];
