@@ -2,29 +2,15 @@
 //! through the whole pipeline (configuration, matrix, fixture rendering, engine) on the
 //! fixture stacks under `testdata/rules/`.
 
-use std::path::PathBuf;
-
-use stackproof::cli::check::{run_check, Filters};
-use stackproof::matrix::config::{load, LoadOptions};
-use stackproof::matrix::render::Renderers;
+use stackproof::cli::check::Filters;
 use stackproof::report::{Report, Status};
 use stackproof::rules::assert::KINDS;
 
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
-}
+mod rules_support;
+use rules_support::testdata;
 
 fn report() -> Report {
-    let dir = testdata();
-    let cfg = load(
-        &dir.join("stackproof.yaml"),
-        &LoadOptions {
-            root: None,
-            display_base: Some(dir.clone()),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    run_check(&cfg, &Renderers::builtin(), &Filters::default()).unwrap_or_else(|e| panic!("{e}"))
+    rules_support::check(&Filters::default())
 }
 
 #[test]
@@ -126,21 +112,9 @@ fn findings_are_stable() {
 /// context: not evaluated, not counted), so `differs-from`/`same-as` keep their meaning.
 #[test]
 fn cell_filter_renders_the_cells_compared_with() {
-    let dir = testdata();
-    let cfg = load(
-        &dir.join("stackproof.yaml"),
-        &LoadOptions {
-            root: None,
-            display_base: Some(dir.clone()),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let filters = Filters {
-        rules: vec!["differs-from-*".into(), "same-as-*".into()],
-        cells: vec!["mode=existingSecret".into()],
-        targets: Vec::new(),
-    };
-    let r = run_check(&cfg, &Renderers::builtin(), &filters).unwrap_or_else(|e| panic!("{e}"));
+    let filters =
+        rules_support::filters(&["mode=existingSecret"], &["differs-from-*", "same-as-*"]);
+    let r = rules_support::check(&filters);
     let cells: std::collections::BTreeSet<&str> =
         r.outcomes.iter().map(|o| o.cell.as_str()).collect();
     assert_eq!(

@@ -2,34 +2,14 @@
 //! findings come from the fixture stacks, so the snapshots also pin locations, labels
 //! and message texts end to end.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use stackproof::cli::check::{run_check, Filters};
-use stackproof::matrix::config::{load, LoadOptions};
-use stackproof::matrix::render::Renderers;
 use stackproof::report::{self, Format, Report};
 
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rules")
-}
+mod rules_support;
 
 fn report(cells: &[&str], rules: &[&str]) -> Report {
-    let dir = testdata();
-    let cfg = load(
-        &dir.join("stackproof.yaml"),
-        &LoadOptions {
-            root: None,
-            display_base: Some(dir.clone()),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let filters = Filters {
-        rules: rules.iter().map(|s| s.to_string()).collect(),
-        cells: cells.iter().map(|s| s.to_string()).collect(),
-        targets: Vec::new(),
-    };
-    let mut r = run_check(&cfg, &Renderers::builtin(), &filters).unwrap_or_else(|e| panic!("{e}"));
+    let mut r = rules_support::check(&rules_support::filters(cells, rules));
     r.summary.elapsed = Duration::from_millis(0);
     r
 }

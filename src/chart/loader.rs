@@ -59,15 +59,9 @@ pub struct Chart {
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-fn strip_bom(data: Vec<u8>) -> Vec<u8> {
-    match data.strip_prefix(UTF8_BOM) {
-        Some(rest) => rest.to_vec(),
-        None => data,
-    }
-}
-
-/// [`strip_bom`] for bytes already shared, without copying them when there is no mark.
-fn strip_bom_shared(data: Arc<[u8]>) -> Arc<[u8]> {
+/// A file's bytes without a leading UTF-8 byte-order mark (Helm drops it); copied
+/// only when there is one.
+fn strip_bom(data: Arc<[u8]>) -> Arc<[u8]> {
     match data.strip_prefix(UTF8_BOM) {
         Some(rest) => Arc::from(rest),
         None => data,
@@ -167,7 +161,7 @@ fn walk(
             .map_err(|err| ChartError::load(format!("error reading {name}: {err}")))?;
         out.push(ChartFile {
             name,
-            data: strip_bom_shared(data),
+            data: strip_bom(data),
         });
     }
     Ok(())
@@ -244,7 +238,7 @@ pub fn archive_files(data: &[u8]) -> Result<Vec<ChartFile>, String> {
         entry.read_to_end(&mut buf).map_err(|e| e.to_string())?;
         files.push(ChartFile {
             name: n,
-            data: Arc::from(strip_bom(buf)),
+            data: strip_bom(Arc::from(buf)),
         });
     }
     if files.is_empty() {

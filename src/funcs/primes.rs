@@ -10,19 +10,13 @@
 //! confirms the survivor. A base-2 round never rejects a prime, so the primes found,
 //! and therefore every key drawn from a given seed, are the same as without it.
 
-/// The limb counts with a fixed-width implementation: candidates of 512, 1024,
-/// 1536 and 2048 bits, i.e. keys of 1024, 2048, 3072 and 4096 bits.
-const WIDTHS: [usize; 4] = [8, 16, 24, 32];
-
-/// `None` when the width has no fast implementation; otherwise `Some(false)` for a
-/// certain composite and `Some(true)` for a probable prime. `be` is the candidate,
-/// big-endian, and must be odd.
+/// `None` when the candidate's width has no fixed-width implementation (there are
+/// ones for 512, 1024, 1536 and 2048 bits, the primes of 1024- to 4096-bit keys);
+/// otherwise `Some(false)` for a certain composite and `Some(true)` for a probable
+/// prime. `be` is the candidate, big-endian, and must be odd.
 pub(crate) fn base2_round(be: &[u8]) -> Option<bool> {
     let bytes = be.len() - be.iter().take_while(|b| **b == 0).count();
     let limbs = bytes.div_ceil(8);
-    if !WIDTHS.contains(&limbs) {
-        return None;
-    }
     let mut words = vec![0u64; limbs];
     for (i, chunk) in be.rchunks(8).enumerate() {
         if i >= limbs {
