@@ -23,3 +23,8 @@ grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name dir envs args; do
   if [ -d "$scratch/wv-$name" ]; then mkdir -p "$out/values" && cp "$scratch/wv-$name"/*.yaml "$out/values/"; fi
   echo "$name: rc=$(cat "$out/rc")"
 done
+# helmfile writes <state>-<hash>/<release>.yaml next to a state file (write-values'
+# default --output-file-template, or a values file for a failed release); those are
+# not fixtures.
+find "$here"/stack-* -mindepth 1 -type d -regextype posix-extended \
+  -regex '.*-[0-9a-f]{8}([0-9a-f]{32})?' -prune -exec rm -rf {} +

@@ -616,7 +616,9 @@ static KEYS: Memo<([u8; 32], KeyKind), PrivKey> = Memo::new(512);
 /// is most of a chart's render time when it calls `genCA` (the search itself is what
 /// it is in Go too).
 fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, String> {
-    use crypto_primes::hazmat::{SetBits, SmallFactorsSieveFactory};
+    use crypto_primes::hazmat::{
+        lucas_test, AStarBase, LucasCheck, SetBits, SmallFactorsSieveFactory,
+    };
     use crypto_primes::{is_prime, sieve_and_find, Flavor};
     use rand_core::Rng;
     use rsa::BoxedUint;
@@ -630,10 +632,18 @@ fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, S
         let factory = SmallFactorsSieveFactory::new(Flavor::Any, half, SetBits::TwoMsb)
             .map_err(|e| e.to_string())?;
         // The quick round only ever rejects composites, so the prime found is the
-        // one the full test alone would find.
-        let test = |c: &BoxedUint| {
-            super::primes::base2_round(&c.to_be_bytes()) != Some(false) && is_prime(Flavor::Any, c)
-        };
+        // one the full test alone would find. The full test (`is_prime`) is a
+        // base-2 round and then a Lucas test; once the quick round has passed, the
+        // same base-2 round cannot fail, so only the Lucas test is left to run.
+        let test =
+            |c: &BoxedUint| match super::primes::base2_round(&c.to_be_bytes()) {
+                Some(false) => false,
+                Some(true) => Option::<crypto_bigint::Odd<BoxedUint>>::from(
+                    crypto_bigint::Odd::new(c.clone()),
+                )
+                .is_some_and(|odd| !lucas_test(odd, AStarBase, LucasCheck::Bpsw21).is_composite()),
+                None => is_prime(Flavor::Any, c),
+            };
         sieve_and_find(&mut rng, factory, |_, c| test(c))
             .map_err(|e| e.to_string())?
             .ok_or_else(|| "crypto/rsa: no prime found".to_string())

@@ -3,9 +3,10 @@
 //! the `*semver.Version` object templates can call methods on.
 //!
 //! The library defines its grammar with Go regular expressions (including an empty
-//! alternative among the operators and `|` inside character classes), so they are
-//! used here verbatim through the Go-compatible regex engine of this crate rather
-//! than re-derived by hand. Helm 3 and Helmfile use v3.2.1; Helm 4 uses v3.5.0, where
+//! alternative among the operators and `|` inside character classes), so the
+//! constraint grammar is used here verbatim through the Go-compatible regex engine
+//! of this crate rather than re-derived by hand. Plain versions, which every chart
+//! load parses, are split by hand (`split_version`, checked against the regex). Helm 3 and Helmfile use v3.2.1; Helm 4 uses v3.5.0, where
 //! error texts are lower-case and a prerelease version may satisfy every constraint
 //! of an "and" group as soon as one of them names a prerelease (`>=1.20.0-0 <1.21.0`
 //! accepts `1.20.5-rc.1` only in v3.5), and `!=` also refuses prereleases.
@@ -100,14 +101,96 @@ impl LazyRegex {
     }
 }
 
+/// The version grammar, which `split_version` follows by hand; its test compares them.
+#[cfg(test)]
 const V: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 
-static VERSION: LazyRegex = LazyRegex::new(|| format!("^{V}$"));
 static CONSTRAINT: LazyRegex = LazyRegex::new(|| format!(r"^\s*({OPS})\s*({CV})\s*$"));
 static RANGE: LazyRegex = LazyRegex::new(|| format!(r"\s*({CV})\s+-\s+({CV})\s*"));
 static FIND: LazyRegex = LazyRegex::new(|| format!(r"({OPS})\s*({CV})"));
 static VALID: LazyRegex =
     LazyRegex::new(|| format!(r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"));
+
+/// The parts of a version string that match `^{V}$`, without their `.`, `-` and
+/// `+` leaders (empty when absent).
+#[derive(Debug, PartialEq, Eq)]
+struct VersionParts<'a> {
+    major: &'a str,
+    minor: &'a str,
+    patch: &'a str,
+    pre: &'a str,
+    metadata: &'a str,
+}
+
+/// `^{V}$` without the regex engine, which every chart load would otherwise compile
+/// for `Chart.yaml`'s version. The grammar has one way to match any string (each
+/// optional part starts with its own leader, and every run is as long as it can
+/// be), so one left-to-right scan finds the regex's groups; the unit test
+/// `split_version_agrees_with_the_grammar` compares the two exhaustively.
+fn split_version(v: &str) -> Option<VersionParts<'_>> {
+    fn run(s: &str, ok: fn(u8) -> bool) -> usize {
+        s.bytes().take_while(|b| ok(*b)).count()
+    }
+    fn digit(b: u8) -> bool {
+        b.is_ascii_digit()
+    }
+    fn ident(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || b == b'-'
+    }
+    // Identifiers joined by dots, none empty; returns the length taken.
+    fn dotted(s: &str) -> Option<usize> {
+        let mut n = run(s, ident);
+        if n == 0 {
+            return None;
+        }
+        while s[n..].starts_with('.') {
+            let k = run(&s[n + 1..], ident);
+            if k == 0 {
+                return None;
+            }
+            n += 1 + k;
+        }
+        Some(n)
+    }
+    let rest = v.strip_prefix('v').unwrap_or(v);
+    let n = run(rest, digit);
+    if n == 0 {
+        return None;
+    }
+    let (major, mut rest) = rest.split_at(n);
+    let mut numbers = ["", ""];
+    for slot in &mut numbers {
+        let Some(after) = rest.strip_prefix('.') else {
+            break;
+        };
+        let n = run(after, digit);
+        if n == 0 {
+            return None;
+        }
+        (*slot, rest) = after.split_at(n);
+    }
+    let mut tail = |leader: char| -> Option<&str> {
+        let Some(after) = rest.strip_prefix(leader) else {
+            return Some("");
+        };
+        let n = dotted(after)?;
+        let (part, left) = after.split_at(n);
+        rest = left;
+        Some(part)
+    };
+    let pre = tail('-')?;
+    let metadata = tail('+')?;
+    if !rest.is_empty() {
+        return None;
+    }
+    Some(VersionParts {
+        major,
+        minor: numbers[0],
+        patch: numbers[1],
+        pre,
+        metadata,
+    })
+}
 
 fn internal() -> String {
     "internal error: semver grammar failed to compile".to_string()
@@ -126,20 +209,17 @@ fn parse_segment(digits: &str, lib: Lib) -> Result<u64, String> {
 impl Version {
     /// semver.NewVersion.
     pub fn parse(v: &str, lib: Lib) -> Result<Version, String> {
-        let m = VERSION
-            .get()?
-            .captures(v)
-            .ok_or_else(|| lib.msg("Invalid Semantic Version"))?;
-        let major = parse_segment(m[1], lib)?;
-        let minor = match m[2] {
+        let m = split_version(v).ok_or_else(|| lib.msg("Invalid Semantic Version"))?;
+        let major = parse_segment(m.major, lib)?;
+        let minor = match m.minor {
             "" => 0,
-            s => parse_segment(&s[1..], lib)?,
+            s => parse_segment(s, lib)?,
         };
-        let patch = match m[3] {
+        let patch = match m.patch {
             "" => 0,
-            s => parse_segment(&s[1..], lib)?,
+            s => parse_segment(s, lib)?,
         };
-        let pre = m[5].to_string();
+        let pre = m.pre.to_string();
         for part in pre.split('.').filter(|_| !pre.is_empty()) {
             if part.bytes().all(|b| b.is_ascii_digit()) && part.len() > 1 && part.starts_with('0') {
                 return Err(lib.msg("Version segment starts with 0"));
@@ -150,7 +230,7 @@ impl Version {
             minor,
             patch,
             pre,
-            metadata: m[8].to_string(),
+            metadata: m.metadata.to_string(),
             original: v.to_string(),
         })
     }
@@ -751,6 +831,56 @@ mod tests {
         for (c, v, v3, v4) in cases {
             assert_eq!(cmp(Lib::V3_2, c, v), v3, "v3 {c} {v}");
             assert_eq!(cmp(Lib::V3_5, c, v), v4, "v4 {c} {v}");
+        }
+    }
+
+    /// Every string of up to 6 symbols over an alphabet holding each kind of
+    /// character the grammar tells apart, and some longer versions, get the same
+    /// groups from `split_version` as from the regex.
+    #[test]
+    fn split_version_agrees_with_the_grammar() {
+        let re = GoRegex::compile(&format!("^{V}$")).expect("grammar compiles");
+        let alphabet = ["v", "1", "0", ".", "-", "+", "a", "é"];
+        let check = |w: &str| {
+            let want = re.captures(w).map(|m| VersionParts {
+                major: m[1],
+                minor: m[2].get(1..).unwrap_or(""),
+                patch: m[3].get(1..).unwrap_or(""),
+                pre: m[5],
+                metadata: m[8],
+            });
+            assert_eq!(split_version(w), want, "{w:?}");
+        };
+        let mut words = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            for w in &words {
+                for a in alphabet {
+                    let w = format!("{w}{a}");
+                    check(&w);
+                    checked += 1;
+                    next.push(w);
+                }
+            }
+            words = next;
+        }
+        assert!(checked > 250_000);
+        for w in [
+            "v1.25.1",
+            "1.2.3-rc.1+build.5",
+            "10.20.30-alpha-1.x-y+sha.0a1b",
+            "1.2.3.4",
+            "1.2.3-rc..1",
+            "1.2.3-rc.1+",
+            "1.2.3+a.b-c.d",
+            "0.0.0-0",
+            " 1.2.3",
+            "1.2.3 ",
+            "v",
+            "vv1",
+        ] {
+            check(w);
         }
     }
 

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use super::charts::ChartSources;
 use super::dag::{self, release_id, PlanOptions};
@@ -13,6 +14,7 @@ use super::error::{ErrorKind, HelmfileError, Result};
 use super::list::{format_json, format_labels, format_table, ListedRelease};
 use super::load::{HelmState, LoadOpts, Loader};
 use super::model::{ReleaseRender, StackRender, StateRender, WrittenFile};
+use super::output::{template_release, TemplatedRelease};
 use super::paths;
 use super::release::{apply_overrides, condition_enabled, execute_templates};
 use super::selector::{selector_labels, LabelFilter};
@@ -105,6 +107,33 @@ struct Runner<'a> {
     warnings: RefCell<Vec<String>>,
     out: StackRender,
     listed: Vec<ListedRelease>,
+    /// States whose charts are rendering while later states load (see [`Pending`]).
+    pending: Vec<Pending>,
+    /// The `in …` contexts an error leaving the current state passes through on its
+    /// way out of `visit`, outermost first.
+    ctx: Vec<String>,
+}
+
+/// One state's `template` step whose charts render in the background.
+///
+/// Why: Helmfile templates one state after another, so a state holding a slow
+/// chart (key generation, CRD bundles) kept the other threads idle while the next
+/// states waited. Charts only read the stack, so each state's releases are started
+/// as soon as their values are known and the next state loads meanwhile; the
+/// results are then applied strictly in order, and a failure undoes what the
+/// states after it added, so output and errors are what the one-by-one run gives.
+struct Pending {
+    index: usize,
+    order: Vec<usize>,
+    prepared: Vec<Result<()>>,
+    render: bool,
+    /// One slot per release of `order` that helm would reach.
+    rendered: Arc<Vec<OnceLock<TemplatedRelease>>>,
+    /// How many states and warnings existed when this state was templated.
+    states_len: usize,
+    warnings_len: usize,
+    /// [`Runner::ctx`] at that time.
+    ctx: Vec<String>,
 }
 
 /// `visitStates` failures: an ordinary error or "nothing matched".
@@ -127,6 +156,8 @@ pub fn render_stack(input: &StackInput) -> StackRender {
         warnings: RefCell::new(Vec::new()),
         out: StackRender::default(),
         listed: Vec::new(),
+        pending: Vec::new(),
+        ctx: Vec::new(),
     };
     let result = r.run();
     let mut out = std::mem::take(&mut r.out);
@@ -159,7 +190,7 @@ pub fn render_stack(input: &StackInput) -> StackRender {
     out
 }
 
-impl Runner<'_> {
+impl<'a> Runner<'a> {
     fn loader(&self) -> Loader<'_> {
         Loader {
             renv: &self.input.render,
@@ -192,7 +223,17 @@ impl Runner<'_> {
         };
         let file = self.input.file.clone().unwrap_or_default();
         let cwd = paths::normalize(&self.input.working_dir);
-        self.visit(&file, &cwd, opts, None)
+        let visited = rayon::in_place_scope(|scope| self.visit(scope, &file, &cwd, opts, None));
+        // Every render has finished once the scope has ended. A failure among them
+        // happened before whatever ended the visit, so it is the run's error.
+        for p in std::mem::take(&mut self.pending) {
+            let ctx = p.ctx.clone();
+            if let Err(e) = self.apply(p) {
+                let e = ctx.iter().rev().fold(e, |e, c| e.wrap(c.clone()));
+                return Err(VisitError::Failed(e));
+            }
+        }
+        visited
     }
 
     /// `findDesiredStateFiles`.
@@ -252,13 +293,17 @@ impl Runner<'_> {
     }
 
     /// `visitStates`.
-    fn visit(
+    fn visit<'s>(
         &mut self,
+        scope: &rayon::Scope<'s>,
         file_or_dir: &str,
         cwd: &Path,
         opts: LoadOpts,
         parent: Option<usize>,
-    ) -> std::result::Result<(), VisitError> {
+    ) -> std::result::Result<(), VisitError>
+    where
+        'a: 's,
+    {
         let files = self.state_files(file_or_dir, cwd)?;
         let mut no_match = true;
         for rel in files {
@@ -269,9 +314,11 @@ impl Runner<'_> {
                 (paths::base(&rel), paths::dir(&rel))
             };
             let state_dir = paths::resolve(cwd, &dir);
-            let matched = self
-                .visit_one(&file, &state_dir, &abs, &opts, parent)
-                .map_err(|e| e.wrap(format!("in {dir}/{file}")))?;
+            let context = format!("in {dir}/{file}");
+            self.ctx.push(context.clone());
+            let matched = self.visit_one(scope, &file, &state_dir, &abs, &opts, parent);
+            self.ctx.pop();
+            let matched = matched.map_err(|e| e.wrap(context))?;
             no_match = no_match && !matched;
         }
         if no_match {
@@ -281,14 +328,18 @@ impl Runner<'_> {
     }
 
     /// One state file; returns whether it (or a nested state) processed releases.
-    fn visit_one(
+    fn visit_one<'s>(
         &mut self,
+        scope: &rayon::Scope<'s>,
         file: &str,
         state_dir: &Path,
         abs: &Path,
         opts: &LoadOpts,
         parent: Option<usize>,
-    ) -> Result<bool> {
+    ) -> Result<bool>
+    where
+        'a: 's,
+    {
         let mut opts = opts.clone();
         if opts.callee_path.is_empty() {
             opts.callee_path = file.to_string();
@@ -323,10 +374,14 @@ impl Runner<'_> {
                 callee_cwd: state_dir.to_path_buf(),
                 selectors,
             };
-            match self.visit(&m.path, state_dir, nested, Some(index)) {
+            let context = format!("in .helmfiles[{i}]");
+            self.ctx.push(context.clone());
+            let visited = self.visit(scope, &m.path, state_dir, nested, Some(index));
+            self.ctx.pop();
+            match visited {
                 Ok(()) => no_match_in_subs = false,
                 Err(VisitError::NoMatch) => {}
-                Err(VisitError::Failed(e)) => return Err(e.wrap(format!("in .helmfiles[{i}]"))),
+                Err(VisitError::Failed(e)) => return Err(e.wrap(context)),
             }
         }
         let subs_matched = !st.spec.helmfiles.is_empty() && !no_match_in_subs;
@@ -338,7 +393,7 @@ impl Runner<'_> {
         })?;
         let warnings = apply_overrides(&mut st);
         self.warnings.borrow_mut().extend(warnings);
-        let processed = self.converge(&mut st, index)?;
+        let processed = self.converge(scope, st, index)?;
         Ok(processed || subs_matched)
     }
 
@@ -376,7 +431,15 @@ impl Runner<'_> {
         Ok(selected)
     }
 
-    fn converge(&mut self, st: &mut HelmState, index: usize) -> Result<bool> {
+    fn converge<'s>(
+        &mut self,
+        scope: &rayon::Scope<'s>,
+        mut st: HelmState,
+        index: usize,
+    ) -> Result<bool>
+    where
+        'a: 's,
+    {
         let releases: Vec<ReleaseRender> = st
             .spec
             .releases
@@ -405,12 +468,12 @@ impl Runner<'_> {
             }
         }
         match self.input.command.clone() {
-            Command::List { .. } => self.converge_list(st, index),
+            Command::List { .. } => self.converge_list(&mut st, index),
             Command::WriteValues {
                 output_file_template,
-            } => self.converge_write_values(st, index, output_file_template.as_deref()),
+            } => self.converge_write_values(&mut st, index, output_file_template.as_deref()),
             Command::Template { render_manifests } => {
-                self.converge_template(st, index, render_manifests)
+                self.converge_template(scope, st, index, render_manifests)
             }
         }
     }
@@ -552,13 +615,17 @@ impl Runner<'_> {
             .collect()
     }
 
-    fn converge_template(
+    fn converge_template<'s>(
         &mut self,
-        st: &mut HelmState,
+        scope: &rayon::Scope<'s>,
+        mut st: HelmState,
         index: usize,
         render: bool,
-    ) -> Result<bool> {
-        let idx = self.selected_releases(st)?;
+    ) -> Result<bool>
+    where
+        'a: 's,
+    {
+        let idx = self.selected_releases(&mut st)?;
         if idx.is_empty() {
             return Ok(false);
         }
@@ -567,7 +634,7 @@ impl Runner<'_> {
             include_needs,
             skip_needs: !include_needs,
         };
-        let nodes = Self::plan_nodes(st);
+        let nodes = Self::plan_nodes(&st);
         let ids =
             |ix: &[usize]| -> Vec<String> { ix.iter().map(|&i| nodes[i].id.clone()).collect() };
         let needs_err = |e: dag::PlanError| {
@@ -595,36 +662,80 @@ impl Runner<'_> {
         let order: Vec<usize> = second.into_iter().flatten().collect();
         // `TemplateReleases`: every release's flags are prepared, errors collected;
         // helm runs only while no error has happened yet. Flags are prepared in
-        // order first; the charts of releases helm could reach then render in
-        // parallel (rendering only reads the stack), and the results are taken in
-        // order with the same stop-at-first-error rule.
+        // order first; the charts of releases helm could reach then render on the
+        // thread pool (rendering only reads the stack), and the results are taken
+        // in order with the same stop-at-first-error rule.
         let prepared: Vec<Result<()>> = order
             .iter()
-            .map(|&i| self.record_values(st, index, i))
+            .map(|&i| self.record_values(&st, index, i))
             .collect();
-        let reachable = prepared.iter().take_while(|p| p.is_ok()).count();
-        let mut rendered: Vec<Option<super::output::TemplatedRelease>> = if render {
-            let input = self.input;
-            let state = &self.out.states[index];
-            let st_ref: &HelmState = st;
-            // Releases are handed to threads one at a time in order, not split into
-            // fixed halves up front: a state's heavy releases (CRD bundles, key
-            // generation) often sit next to each other and would otherwise land on
-            // the same thread while the other runs out of work.
-            let mut done: Vec<(usize, super::output::TemplatedRelease)> = order[..reachable]
+        let reachable = if render {
+            prepared.iter().take_while(|p| p.is_ok()).count()
+        } else {
+            0
+        };
+        let rendered: Arc<Vec<OnceLock<TemplatedRelease>>> =
+            Arc::new((0..reachable).map(|_| OnceLock::new()).collect());
+        let pending = Pending {
+            index,
+            order,
+            prepared,
+            render,
+            rendered: Arc::clone(&rendered),
+            states_len: self.out.states.len(),
+            warnings_len: self.warnings.borrow().len(),
+            ctx: self.ctx.clone(),
+        };
+        let input: &'a StackInput = self.input;
+        let st = Arc::new(st);
+        let releases = Arc::new(self.out.states[index].releases.clone());
+        if self.input.render.allow_exec {
+            // A later state may run programs, which must not happen when an earlier
+            // state fails: this state is finished before the next one loads.
+            let (st, releases) = (&*st, &*releases);
+            pending.order[..reachable]
                 .iter()
                 .enumerate()
                 .par_bridge()
-                .map(|(k, &i)| {
-                    let t = super::output::template_release(input, st_ref, i, &state.releases[i]);
-                    (k, t)
-                })
-                .collect();
-            done.sort_by_key(|(k, _)| *k);
-            done.into_iter().map(|(_, t)| Some(t)).collect()
+                .for_each(|(k, &i)| {
+                    let _ = rendered[k].set(template_release(input, st, i, &releases[i]));
+                });
+            self.apply(pending)?;
         } else {
-            Vec::new()
-        };
+            // The pool takes spawned work first in, first out, so a state's
+            // releases start in order and before any later state's.
+            for (k, &i) in pending.order[..reachable].iter().enumerate() {
+                let (st, releases, rendered) = (
+                    Arc::clone(&st),
+                    Arc::clone(&releases),
+                    Arc::clone(&rendered),
+                );
+                scope.spawn(move |_| {
+                    let _ = rendered[k].set(template_release(input, &st, i, &releases[i]));
+                });
+            }
+            self.pending.push(pending);
+        }
+        Ok(true)
+    }
+
+    /// Adds one state's `template` results to the output, in release order, and
+    /// returns its error the way the one-by-one run would have: a failure also
+    /// drops the states and warnings added after it.
+    fn apply(&mut self, p: Pending) -> Result<()> {
+        let Pending {
+            index,
+            order,
+            prepared,
+            render,
+            rendered,
+            states_len,
+            warnings_len,
+            ctx: _,
+        } = p;
+        let mut rendered: Vec<Option<TemplatedRelease>> = Arc::try_unwrap(rendered)
+            .map(|slots| slots.into_iter().map(OnceLock::into_inner).collect())
+            .unwrap_or_default();
         let mut errs: Vec<HelmfileError> = Vec::new();
         for (k, (&i, prep)) in order.iter().zip(prepared).enumerate() {
             if let Err(e) = prep {
@@ -655,9 +766,13 @@ impl Runner<'_> {
                 }
             }
         }
-        if let Some(e) = join_errors(errs) {
-            return Err(e);
+        match join_errors(errs) {
+            Some(e) => {
+                self.out.states.truncate(states_len);
+                self.warnings.borrow_mut().truncate(warnings_len);
+                Err(e)
+            }
+            None => Ok(()),
         }
-        Ok(true)
     }
 }
