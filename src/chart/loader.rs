@@ -32,6 +32,15 @@ impl ChartFile {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.data).into_owned()
     }
+
+    /// The text as a [`SourceFile`] holds it: one check and one copy, where
+    /// `text().into()` copied a chart's (often megabytes of CRD) templates twice.
+    pub fn shared_text(&self) -> Arc<str> {
+        match std::str::from_utf8(&self.data) {
+            Ok(s) => Arc::from(s),
+            Err(_) => Arc::from(String::from_utf8_lossy(&self.data)),
+        }
+    }
 }
 
 /// A loaded chart. Immutable after loading; rendering works on per-render copies of

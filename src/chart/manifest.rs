@@ -213,7 +213,7 @@ const HOOK_EVENTS: &[&str] = &[
 ];
 
 /// What Helm reads from each document (`SimpleHead`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Head {
     pub api_version: String,
     pub kind: String,
@@ -282,9 +282,27 @@ pub fn parse_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
     out
 }
 
+/// The top-level fields the head is read from, matched as `encoding/json` matches
+/// struct fields (an exact name, else any case).
+fn head_field(key: &str) -> bool {
+    ["apiVersion", "kind", "metadata"]
+        .iter()
+        .any(|f| key.eq_ignore_ascii_case(f))
+}
+
 fn decode_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
-    let v = yamlio::decode_typed_once(doc)?;
-    let entries = match &v {
+    // Only the head's fields are decoded when the rest of the document cannot
+    // change the outcome (a CRD bundle is megabytes of schema around three fields);
+    // `head_decodes_like_the_full_document` checks that on fixtures and mutations.
+    let v = match yamlio::decode_typed_top(doc, head_field)? {
+        Some(v) => v,
+        None => yamlio::decode_typed_once(doc)?,
+    };
+    head_from_value(helm, &v)
+}
+
+fn head_from_value(helm: HelmVersion, v: &Value) -> Result<Head, String> {
+    let entries = match v {
         Value::Nil => return Ok(Head::default()),
         Value::Map(m) => m.entries(),
         other => {
@@ -575,6 +593,108 @@ fn source_path(doc: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Documents of every YAML file under `dir` (split where a line is `---`).
+    fn documents_under(dir: &std::path::Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            if p.is_dir() {
+                documents_under(&p, out);
+                continue;
+            }
+            let yaml = p
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "yml" || x == "tpl");
+            if let (true, Ok(text)) = (yaml, std::fs::read_to_string(&p)) {
+                out.extend(text.split("\n---").map(str::to_string));
+            }
+        }
+    }
+
+    /// The pruned head decode gives what decoding the whole document gives (the
+    /// same head or the same error, in both Helm modes) on every document of the
+    /// repository's fixtures, each also with lines added at its top and its end
+    /// that defeat pruning (anchors, aliases, tags, merge keys, null and complex
+    /// keys, non-finite floats), that change the head (other cases of the field
+    /// names) or that break the syntax; with ../shared present, also on every
+    /// manifest Helm rendered for the corpus.
+    #[test]
+    fn head_decodes_like_the_full_document() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut docs = Vec::new();
+        documents_under(&root.join("charts-under-test"), &mut docs);
+        documents_under(&root.join("testdata"), &mut docs);
+        let extras = [
+            "x: &a 1\ny: *a\n",
+            "z: !!str 5\n",
+            "w: .nan\n",
+            "v: -.Inf\n",
+            "~: 1\n",
+            ": 1\n",
+            "<<: {q: 1}\n",
+            "? [a]\n: 1\n",
+            "big:\n  18446744073709551615: 1\n",
+            "Kind: Other\n",
+            "METADATA: {name: m}\n",
+            "apiversion: 7\n",
+            "metadata:\n  name: [1]\n",
+            "s: [1, 2\n",
+            "t: \"unterminated\n",
+            "u: {a: 1}}\n",
+            "  bad: indent\n",
+            "\t- tab\n",
+        ];
+        let mut cases = Vec::new();
+        for d in &docs {
+            cases.push(d.clone());
+            if d.len() <= 16 * 1024 {
+                for x in extras {
+                    cases.push(format!("{x}{d}"));
+                    cases.push(format!("{d}\n{x}"));
+                }
+            }
+        }
+        if let Some(shared) = std::env::var_os("STACKPROOF_SHARED") {
+            let before = docs.len();
+            let mut corpus = Vec::new();
+            documents_under(
+                &std::path::Path::new(&shared).join("corpus/expected/helm-v3.15.3"),
+                &mut corpus,
+            );
+            cases.extend(corpus);
+            eprintln!("head check: {} corpus documents", cases.len() - before);
+        } else {
+            eprintln!("head check: STACKPROOF_SHARED not set, corpus manifests skipped");
+        }
+        let (mut pruned, mut full) = (0, 0);
+        for doc in &cases {
+            match yamlio::decode_typed_top(doc, head_field) {
+                Ok(Some(_)) => pruned += 1,
+                Ok(None) => full += 1,
+                Err(_) => {}
+            }
+            for helm in [HelmVersion::V3, HelmVersion::V4] {
+                let want = yamlio::decode_typed_once(doc).and_then(|v| head_from_value(helm, &v));
+                assert_eq!(decode_head(helm, doc), want, "{doc}");
+            }
+        }
+        eprintln!(
+            "head check: {} documents, {pruned} decoded pruned, {full} in full",
+            cases.len()
+        );
+        assert!(docs.len() > 300, "{} fixture documents", docs.len());
+        // Both ways are taken often: the check is not vacuous either way.
+        assert!(
+            pruned > cases.len() / 4,
+            "{pruned} pruned of {}",
+            cases.len()
+        );
+        assert!(full > 1000, "{full} fell back of {}", cases.len());
+    }
 
     /// The separator searches as first written (a byte-by-byte regex walk), kept to
     /// check the jumping versions against.

@@ -245,7 +245,7 @@ fn collect(
         }
         let name = format!("{full_path}/{}", t.name);
         out.push(Renderable {
-            source: SourceFile::new(name.as_str(), t.text()),
+            source: SourceFile::new(name.as_str(), t.shared_text()),
             name,
             dot: next.clone(),
             base_path: format!("{full_path}/templates"),
@@ -476,7 +476,7 @@ fn values_candidates(
     fn charts(node: &Node, under: Vec<String>, out: &mut Vec<(SourceFile, Vec<String>)>) {
         if let Some(f) = &node.chart.values_file {
             let name = node.chart.origin.join(&f.name).display().to_string();
-            out.push((SourceFile::new(name, f.text()), under.clone()));
+            out.push((SourceFile::new(name, f.shared_text()), under.clone()));
         }
         for d in &node.deps {
             let mut u = under.clone();

@@ -53,6 +53,17 @@ pub fn decode_typed_once(text: &str) -> Result<Value, String> {
     yaml::decode_uncached(text, &opts).map_err(|e| e.message)
 }
 
+/// [`decode_typed_once`] of only the top-level entries whose key `keep` accepts;
+/// `Ok(None)` when only [`decode_typed_once`] can tell (see
+/// `yaml::decode_top_entries`).
+pub fn decode_typed_top(text: &str, keep: fn(&str) -> bool) -> Result<Option<Value>, String> {
+    let opts = DecodeOptions {
+        mode: Mode::V2JsonKeys,
+        strict: false,
+    };
+    yaml::decode_top_entries(text, &opts, keep).map_err(|e| e.message)
+}
+
 /// Helm's `toYaml`: `sigs.k8s.io/yaml.Marshal` (JSON round trip, then yaml.v2),
 /// with the trailing newline kept.
 pub fn encode(v: &Value) -> String {

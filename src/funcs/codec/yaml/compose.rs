@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 
+use super::decode::GoValue;
 use super::parser::{EventKind, Parser};
+use super::resolve::{plain_is_string, resolve};
 use super::scanner::{Mark, ScalarStyle, SyntaxError};
 
 /// What a node is.
@@ -136,6 +138,30 @@ impl Composer {
 
     /// The next document of the stream, or `None` at its end.
     pub fn next_document(&mut self) -> Result<Option<Document>> {
+        match self.document(None)? {
+            Pruned::Done(d) => Ok(d),
+            Pruned::Unsure => Err(ComposeError::Other(
+                "internal error: a full document cannot be unsure".to_string(),
+                0,
+            )),
+        }
+    }
+
+    /// The next document with only the top-level entries whose key `keep` accepts,
+    /// for a reader of a few top-level fields (a manifest's head) that would
+    /// otherwise build nodes for megabytes it never reads.
+    ///
+    /// Every other entry is still parsed, so syntax errors are found where the full
+    /// document finds them; `Unsure` means some entry holds what could make decoding
+    /// the full document end differently (an anchor, alias, tag, merge key, complex
+    /// or null key, a float that is not finite), and the caller must compose the
+    /// full document instead. Otherwise decoding the result gives the same entries
+    /// and the same errors as decoding the full document.
+    pub fn next_pruned_document(&mut self, keep: fn(&str) -> bool) -> Result<Pruned> {
+        self.document(Some(keep))
+    }
+
+    fn document(&mut self, keep: Option<fn(&str) -> bool>) -> Result<Pruned> {
         if !self.started {
             let ev = self.take()?;
             if !matches!(ev.kind, EventKind::StreamStart) {
@@ -147,15 +173,21 @@ impl Composer {
             self.started = true;
         }
         match self.peek()?.kind {
-            EventKind::StreamEnd => Ok(None),
+            EventKind::StreamEnd => Ok(Pruned::Done(None)),
             EventKind::DocumentStart { .. } => {
                 let mut b = Builder {
-                    nodes: Vec::with_capacity(self.nodes_hint),
+                    nodes: Vec::with_capacity(if keep.is_some() { 64 } else { self.nodes_hint }),
                     anchors: HashMap::new(),
                 };
                 let start = self.take()?;
                 let root = b.push(NodeKind::Document, start.start, start.end);
-                let child = self.node(&mut b)?;
+                let child = match keep {
+                    None => self.node(&mut b)?,
+                    Some(keep) => match self.pruned_root(&mut b, keep)? {
+                        Some(id) => id,
+                        None => return Ok(Pruned::Unsure),
+                    },
+                };
                 b.nodes[root].children.push(child);
                 self.expect_stream_end_guard()?;
                 let end = self.take()?;
@@ -166,16 +198,124 @@ impl Composer {
                     ));
                 }
                 b.nodes[root].end = b.nodes[child].end;
-                self.nodes_hint = b.nodes.len();
-                Ok(Some(Document {
+                if keep.is_none() {
+                    self.nodes_hint = b.nodes.len();
+                }
+                Ok(Pruned::Done(Some(Document {
                     nodes: b.nodes,
                     root,
-                }))
+                })))
             }
             _ => Err(ComposeError::Other(
                 "attempted to parse unknown event".to_string(),
                 0,
             )),
+        }
+    }
+
+    /// The root mapping with only the kept entries; `None` when unsure.
+    fn pruned_root(&mut self, b: &mut Builder, keep: fn(&str) -> bool) -> Result<Option<NodeId>> {
+        self.expect_stream_end_guard()?;
+        let flow = match &self.peek()?.kind {
+            EventKind::MappingStart {
+                anchor: None,
+                tag: None,
+                flow,
+                ..
+            } => *flow,
+            _ => return Ok(None),
+        };
+        let ev = self.take()?;
+        let id = b.push(NodeKind::Mapping, ev.start, ev.end);
+        loop {
+            if matches!(self.peek()?.kind, EventKind::MappingEnd) {
+                break;
+            }
+            self.expect_stream_end_guard()?;
+            let kept = match &self.peek()?.kind {
+                EventKind::Scalar {
+                    anchor: None,
+                    tag: None,
+                    value,
+                    ..
+                } => keep(value),
+                _ => false,
+            };
+            if kept {
+                let k = self.node(b)?;
+                let v = self.node(b)?;
+                b.nodes[id].children.push(k);
+                b.nodes[id].children.push(v);
+            } else if !self.skip_node(true)? || !self.skip_node(false)? {
+                return Ok(None);
+            }
+        }
+        let end = self.take()?;
+        b.close(id, end.end, flow);
+        Ok(Some(id))
+    }
+
+    /// Consumes one node without building it; `false` (the rest of the node left
+    /// unread) when it holds something [`Composer::next_pruned_document`] cannot
+    /// vouch for. `key` says the node is a mapping key.
+    fn skip_node(&mut self, key: bool) -> Result<bool> {
+        // The collections open inside the node, innermost last: `None` for a
+        // sequence, `Some(expects_key)` for a mapping.
+        let mut open: Vec<Option<bool>> = Vec::new();
+        loop {
+            let at_key = match open.last() {
+                None => key,
+                Some(Some(k)) => *k,
+                Some(None) => false,
+            };
+            self.expect_stream_end_guard()?;
+            let ev = self.take()?;
+            match ev.kind {
+                EventKind::Scalar {
+                    anchor,
+                    tag,
+                    value,
+                    plain_implicit,
+                    ..
+                } => {
+                    if anchor.is_some() || tag.is_some() {
+                        return Ok(false);
+                    }
+                    if plain_implicit && !plain_is_plain_data(&value, at_key) {
+                        return Ok(false);
+                    }
+                }
+                EventKind::SequenceStart { anchor, tag, .. } => {
+                    if anchor.is_some() || tag.is_some() || at_key {
+                        return Ok(false);
+                    }
+                    open.push(None);
+                    continue;
+                }
+                EventKind::MappingStart { anchor, tag, .. } => {
+                    if anchor.is_some() || tag.is_some() || at_key {
+                        return Ok(false);
+                    }
+                    open.push(Some(true));
+                    continue;
+                }
+                EventKind::SequenceEnd | EventKind::MappingEnd => {
+                    open.pop();
+                }
+                EventKind::Alias { .. } => return Ok(false),
+                _ => {
+                    return Err(ComposeError::Other(
+                        "attempted to parse unknown event".to_string(),
+                        ev.start.offset,
+                    ))
+                }
+            }
+            // A node has ended: the enclosing mapping now expects the other half.
+            match open.last_mut() {
+                None => return Ok(true),
+                Some(Some(k)) => *k = !*k,
+                Some(None) => {}
+            }
         }
     }
 
@@ -262,6 +402,36 @@ impl Composer {
                 ev.start.offset,
             )),
         }
+    }
+}
+
+/// What [`Composer::next_pruned_document`] made of the next document.
+pub enum Pruned {
+    /// The document (with only the kept top-level entries), or `None` at the end of
+    /// the stream.
+    Done(Option<Document>),
+    /// The full document must be composed instead.
+    Unsure,
+}
+
+/// Whether an untagged plain scalar decodes to data that converts to JSON the same
+/// way wherever it is: not a merge key, as a key a string, number or bool (a null
+/// or huge unsigned key is an error), as a value not an infinite or NaN float.
+fn plain_is_plain_data(value: &str, key: bool) -> bool {
+    if value == "<<" {
+        return false;
+    }
+    if plain_is_string(value) {
+        return true;
+    }
+    match resolve("", value) {
+        Ok(r) => match r.value {
+            GoValue::Float(f) => f.is_finite(),
+            GoValue::Str(_) | GoValue::Int(_) | GoValue::Bool(_) => true,
+            GoValue::Nil | GoValue::Uint(_) => !key,
+            GoValue::Seq(_) | GoValue::Map(_) => false,
+        },
+        Err(_) => false,
     }
 }
 

@@ -405,6 +405,27 @@ pub fn decode_uncached(text: &str, opts: &DecodeOptions) -> Result<Value, YamlEr
     decode_doc(doc.as_ref(), text, opts, false).map(|(v, _)| v)
 }
 
+/// [`decode_uncached`] of only the top-level entries whose key `keep` accepts, for
+/// a document whose root is a mapping; `Ok(None)` when the pruned document cannot
+/// vouch for decoding like the full one (see
+/// [`compose::Composer::next_pruned_document`]) and [`decode_uncached`] must run.
+pub fn decode_top_entries(
+    text: &str,
+    opts: &DecodeOptions,
+    keep: fn(&str) -> bool,
+) -> Result<Option<Value>, YamlError> {
+    let input = unmarshal_input(text);
+    let pruned = compose::Composer::new(input)
+        .next_pruned_document(keep)
+        .map_err(|e| wrap_mode(compose_error(e, text), opts))?;
+    match pruned {
+        compose::Pruned::Unsure => Ok(None),
+        compose::Pruned::Done(doc) => {
+            decode_doc(doc.as_ref(), text, opts, false).map(|(v, _)| Some(v))
+        }
+    }
+}
+
 /// Like [`decode`], also returning where every value (and map key) was written.
 pub fn decode_with_spans(text: &str, opts: &DecodeOptions) -> Result<(Value, SpanMap), YamlError> {
     let doc = parse_first(text).map_err(|e| wrap_mode(e, opts))?;

@@ -75,6 +75,15 @@ pub fn resolve<'t>(tag: &'t str, input: &str) -> Result<Resolved<'t>, String> {
     ))
 }
 
+/// Whether an untagged plain scalar resolves to a string without looking past its
+/// first byte (go-yaml's resolve table has no entry for that byte).
+pub(super) fn plain_is_string(input: &str) -> bool {
+    input
+        .as_bytes()
+        .first()
+        .is_some_and(|&b| table_hint(b) == 0)
+}
+
 fn table_hint(b: u8) -> u8 {
     match b {
         b'+' | b'-' => b'S',
