@@ -631,19 +631,26 @@ fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, S
         let mut rng = ChaCha20Rng::from_seed(seed);
         let factory = SmallFactorsSieveFactory::new(Flavor::Any, half, SetBits::TwoMsb)
             .map_err(|e| e.to_string())?;
-        // The quick round only ever rejects composites, so the prime found is the
-        // one the full test alone would find. The full test (`is_prime`) is a
-        // base-2 round and then a Lucas test; once the quick round has passed, the
-        // same base-2 round cannot fail, so only the Lucas test is left to run.
-        let test =
-            |c: &BoxedUint| match super::primes::base2_round(&c.to_be_bytes()) {
+        // The full test (`is_prime`) is a base-2 round and then the Lucas test.
+        // Their fixed-width versions decide every candidate as the crate does, so
+        // the prime found, and every key drawn from a seed, stays the same; other
+        // widths, and the rare base the fast Lucas test leaves to the crate, go to
+        // the crate.
+        let test = |c: &BoxedUint| {
+            let be = c.to_be_bytes();
+            match super::primes::base2_round(&be) {
                 Some(false) => false,
-                Some(true) => Option::<crypto_bigint::Odd<BoxedUint>>::from(
-                    crypto_bigint::Odd::new(c.clone()),
-                )
-                .is_some_and(|odd| !lucas_test(odd, AStarBase, LucasCheck::Bpsw21).is_composite()),
+                Some(true) => super::primes::lucas_bpsw21(&be).unwrap_or_else(|| {
+                    Option::<crypto_bigint::Odd<BoxedUint>>::from(crypto_bigint::Odd::new(
+                        c.clone(),
+                    ))
+                    .is_some_and(|odd| {
+                        !lucas_test(odd, AStarBase, LucasCheck::Bpsw21).is_composite()
+                    })
+                }),
                 None => is_prime(Flavor::Any, c),
-            };
+            }
+        };
         sieve_and_find(&mut rng, factory, |_, c| test(c))
             .map_err(|e| e.to_string())?
             .ok_or_else(|| "crypto/rsa: no prime found".to_string())

@@ -1,20 +1,67 @@
-//! A fast first test for RSA prime candidates: one Miller–Rabin round to base 2 in
-//! variable-time Montgomery arithmetic of fixed width.
+//! Variable-time primality tests for RSA prime candidates, in Montgomery arithmetic
+//! of fixed width: one Miller–Rabin round to base 2, and the Lucas half of the
+//! Baillie–PSW test exactly as `crypto_primes` runs it.
 //!
-//! Why it exists: `genCA`, `genSelfSignedCert` and `genPrivateKey "rsa"` draw
-//! 2048-bit keys, and nearly all of that time is spent rejecting composite
-//! candidates that survive the small-prime sieve, about thirty per prime. The
-//! full test (`crypto_primes::is_prime`: base-2 Miller–Rabin plus a strong Lucas
-//! test) runs in constant time, which a key nobody will use does not need. This
-//! round rejects those composites at a fraction of the cost and the full test then
-//! confirms the survivor. A base-2 round never rejects a prime, so the primes found,
-//! and therefore every key drawn from a given seed, are the same as without it.
+//! Why they exist: `genCA`, `genSelfSignedCert` and `genPrivateKey "rsa"` draw
+//! 2048-bit keys. `crypto_primes::is_prime` (a base-2 round plus a strong Lucas
+//! test) runs in generic constant-time arithmetic, which a key nobody will use does
+//! not need. The base-2 round rejects the composites that survive the small-prime
+//! sieve, about thirty per prime, at a fraction of the cost. The Lucas test then
+//! runs about once per prime, on the survivor: in the crate's arithmetic it cost
+//! as much as seven base-2 rounds, here a little over three. Both must decide
+//! every candidate exactly as the crate would, or the seeded keys (and the
+//! snapshots holding them) would change: a base-2 round never rejects a prime, and
+//! [`lucas_bpsw21`] reproduces the crate's base search, checks and order, so it
+//! rejects precisely the candidates the crate's Lucas test rejects.
+//!
+//! Squarings use the general product: a dedicated squaring (each cross product
+//! once, then the reduction) measured no faster at these widths (421 against
+//! 400 ns at 16 limbs).
 
 /// `None` when the candidate's width has no fixed-width implementation (there are
 /// ones for 512, 1024, 1536 and 2048 bits, the primes of 1024- to 4096-bit keys);
 /// otherwise `Some(false)` for a certain composite and `Some(true)` for a probable
 /// prime. `be` is the candidate, big-endian, and must be odd.
 pub(crate) fn base2_round(be: &[u8]) -> Option<bool> {
+    fixed_width::<Base2>(be)
+}
+
+/// The decision of `crypto_primes::hazmat::lucas_test(n, AStarBase,
+/// LucasCheck::Bpsw21)`: `Some(true)` unless the crate reports a composite, for the
+/// same widths as [`base2_round`] and `None` at other widths. Also `None` wherever
+/// the crate would panic (no `D` among its first 10 000 tries), so that the
+/// caller's fallback to the crate behaves as the crate does. `be` is big-endian and
+/// odd.
+pub(crate) fn lucas_bpsw21(be: &[u8]) -> Option<bool> {
+    fixed_width::<LucasBpsw21>(be)
+}
+
+/// A test of an odd modulus of any supported width.
+trait OddTest {
+    fn run<const N: usize>(mont: &Mont<N>) -> Option<bool>;
+}
+
+struct Base2;
+
+impl OddTest for Base2 {
+    fn run<const N: usize>(mont: &Mont<N>) -> Option<bool> {
+        Some(mont.miller_rabin_base2())
+    }
+}
+
+struct LucasBpsw21;
+
+impl OddTest for LucasBpsw21 {
+    fn run<const N: usize>(mont: &Mont<N>) -> Option<bool> {
+        match mont.lucas_bpsw21() {
+            Lucas::ProbablyPrime => Some(true),
+            Lucas::Composite(_) => Some(false),
+            Lucas::Unknown => None,
+        }
+    }
+}
+
+fn fixed_width<T: OddTest>(be: &[u8]) -> Option<bool> {
     let bytes = be.len() - be.iter().take_while(|b| **b == 0).count();
     let limbs = bytes.div_ceil(8);
     let mut words = vec![0u64; limbs];
@@ -27,20 +74,21 @@ pub(crate) fn base2_round(be: &[u8]) -> Option<bool> {
         words[i] = u64::from_be_bytes(w);
     }
     match limbs {
-        8 => Some(round::<8>(&words)),
-        16 => Some(round::<16>(&words)),
-        24 => Some(round::<24>(&words)),
-        32 => Some(round::<32>(&words)),
+        8 => run::<T, 8>(&words),
+        16 => run::<T, 16>(&words),
+        24 => run::<T, 24>(&words),
+        32 => run::<T, 32>(&words),
         _ => None,
     }
 }
 
-fn round<const N: usize>(words: &[u64]) -> bool {
+fn run<T: OddTest, const N: usize>(words: &[u64]) -> Option<bool> {
     let mut m = [0u64; N];
     m.copy_from_slice(&words[..N]);
     match Mont::new(m) {
-        Some(mont) => mont.miller_rabin_base2(),
-        None => false,
+        Some(mont) => T::run(&mont),
+        // Even, and wider than 2: composite.
+        None => Some(false),
     }
 }
 
@@ -100,62 +148,108 @@ impl<const N: usize> Mont<N> {
         }
     }
 
-    /// `a²·R⁻¹ mod m`, for `a < m`: the full square first, each cross product
-    /// computed once and doubled, then `N` reduction rows (separated operand
-    /// scanning). Squaring is all the base-2 round does, and this takes about three
-    /// quarters of the multiplications of a general product.
-    fn sqr(&self, a: &[u64; N]) -> [u64; N] {
-        // Room for the 2N-limb square of the widest modulus (32 limbs).
-        let mut buf = [0u64; 64];
-        let t = &mut buf[..2 * N];
-        for i in 0..N {
-            let mut carry: u64 = 0;
-            for j in i + 1..N {
-                let s =
-                    u128::from(t[i + j]) + u128::from(a[i]) * u128::from(a[j]) + u128::from(carry);
-                t[i + j] = s as u64;
-                carry = (s >> 64) as u64;
-            }
-            t[i + N] = carry;
+    /// `R mod m`, the Montgomery form of 1: 1 doubled 64N times, which needs no
+    /// division and is small next to the 64N-odd squarings of either test.
+    fn one(&self) -> [u64; N] {
+        let mut one = [0u64; N];
+        one[0] = 1;
+        for _ in 0..64 * N {
+            self.double(&mut one);
         }
-        let mut top = 0u64;
-        for x in t.iter_mut() {
-            let next = *x >> 63;
-            *x = (*x << 1) | top;
-            top = next;
-        }
+        one
+    }
+
+    /// `a + b mod m`, for `a, b < m`.
+    fn add(&self, a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        let mut r = [0u64; N];
         let mut carry = false;
         for i in 0..N {
-            let sq = u128::from(a[i]) * u128::from(a[i]);
-            let (lo, c1) = t[2 * i].overflowing_add(sq as u64);
-            let (lo, c2) = lo.overflowing_add(u64::from(carry));
-            t[2 * i] = lo;
-            let (hi, c3) = t[2 * i + 1].overflowing_add((sq >> 64) as u64);
-            let (hi, c4) = hi.overflowing_add(u64::from(c1 | c2));
-            t[2 * i + 1] = hi;
-            carry = c3 | c4;
+            let (s, c1) = a[i].overflowing_add(b[i]);
+            let (s, c2) = s.overflowing_add(u64::from(carry));
+            r[i] = s;
+            carry = c1 | c2;
         }
-        // a < m < R, so a² < R² fits in 2N limbs: neither `top` nor `carry` is set.
-        let mut extra: u64 = 0;
+        if carry || self.at_least_m(&r) {
+            self.sub_m(&mut r);
+        }
+        r
+    }
+
+    /// `a - b mod m`, for `a, b < m`.
+    fn sub(&self, a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        let mut r = [0u64; N];
+        let mut borrow = false;
         for i in 0..N {
-            let q = t[i].wrapping_mul(self.minv);
+            let (d, b1) = a[i].overflowing_sub(b[i]);
+            let (d, b2) = d.overflowing_sub(u64::from(borrow));
+            r[i] = d;
+            borrow = b1 | b2;
+        }
+        if borrow {
+            // The difference wrapped around 2^(64N); adding m wraps it back.
+            let mut carry = false;
+            for (ri, mi) in r.iter_mut().zip(&self.m) {
+                let (s, c1) = ri.overflowing_add(*mi);
+                let (s, c2) = s.overflowing_add(u64::from(carry));
+                *ri = s;
+                carry = c1 | c2;
+            }
+        }
+        r
+    }
+
+    fn neg(&self, a: &[u64; N]) -> [u64; N] {
+        self.sub(&[0u64; N], a)
+    }
+
+    /// `c·a mod m` for a small `c > 0` and `a < m`, by doubling and adding: the
+    /// multipliers of the Lucas test (P, |Q|) are single digits nearly always, where
+    /// this costs a few linear passes instead of a Montgomery product.
+    fn mul_small(&self, a: &[u64; N], c: u64) -> [u64; N] {
+        let mut r = *a;
+        for bit in (0..63 - c.leading_zeros()).rev() {
+            self.double(&mut r);
+            if (c >> bit) & 1 == 1 {
+                r = self.add(&r, a);
+            }
+        }
+        r
+    }
+
+    /// `a·b·R⁻¹ mod m`, for `a, b < m`: coarsely integrated operand scanning, one
+    /// row of the product and one of the reduction per limb of `a`.
+    fn mul(&self, a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        // N + 2 limbs of the widest modulus (32 limbs).
+        let mut buf = [0u64; 34];
+        let t = &mut buf[..N + 2];
+        for &ai in a {
             let mut carry: u64 = 0;
             for j in 0..N {
-                let s = u128::from(t[i + j])
-                    + u128::from(q) * u128::from(self.m[j])
-                    + u128::from(carry);
-                t[i + j] = s as u64;
+                let s = u128::from(t[j]) + u128::from(ai) * u128::from(b[j]) + u128::from(carry);
+                t[j] = s as u64;
                 carry = (s >> 64) as u64;
             }
-            // The row's carry lands on limb i + N; what overflows from there is
-            // owed to limb i + N + 1, which the next row adds.
-            let s = u128::from(t[i + N]) + u128::from(carry) + u128::from(extra);
-            t[i + N] = s as u64;
-            extra = (s >> 64) as u64;
+            let s = u128::from(t[N]) + u128::from(carry);
+            t[N] = s as u64;
+            t[N + 1] = (s >> 64) as u64;
+            // Add q·m with q chosen to clear limb 0, and shift down by a limb.
+            let q = t[0].wrapping_mul(self.minv);
+            let s = u128::from(t[0]) + u128::from(q) * u128::from(self.m[0]);
+            let mut carry = (s >> 64) as u64;
+            for j in 1..N {
+                let s =
+                    u128::from(t[j]) + u128::from(q) * u128::from(self.m[j]) + u128::from(carry);
+                t[j - 1] = s as u64;
+                carry = (s >> 64) as u64;
+            }
+            let s = u128::from(t[N]) + u128::from(carry);
+            t[N - 1] = s as u64;
+            t[N] = t[N + 1] + ((s >> 64) as u64);
         }
+        // The result is below 2m, so at most one subtraction reduces it.
         let mut r = [0u64; N];
-        r.copy_from_slice(&t[N..]);
-        if extra != 0 || self.at_least_m(&r) {
+        r.copy_from_slice(&t[..N]);
+        if t[N] != 0 || self.at_least_m(&r) {
             self.sub_m(&mut r);
         }
         r
@@ -180,24 +274,12 @@ impl<const N: usize> Mont<N> {
         let Some(s) = (1..bits).find(|&k| self.m_minus_one_bit(k)) else {
             return false;
         };
-        // R mod m: 1 doubled 64N times.
-        let mut one = [0u64; N];
-        one[0] = 1;
-        for _ in 0..64 * N {
-            self.double(&mut one);
-        }
-        let mut minus_one = self.m;
-        let mut borrow = false;
-        for (x, o) in minus_one.iter_mut().zip(&one) {
-            let (d, b1) = x.overflowing_sub(*o);
-            let (d, b2) = d.overflowing_sub(u64::from(borrow));
-            *x = d;
-            borrow = b1 | b2;
-        }
+        let one = self.one();
+        let minus_one = self.neg(&one);
         // 2^d by left-to-right square-and-double over the bits of d = (m-1) >> s.
         let mut y = one;
         for k in (s..bits).rev() {
-            y = self.sqr(&y);
+            y = self.mul(&y, &y);
             if self.m_minus_one_bit(k) {
                 self.double(&mut y);
             }
@@ -206,7 +288,7 @@ impl<const N: usize> Mont<N> {
             return true;
         }
         for _ in 1..s {
-            y = self.sqr(&y);
+            y = self.mul(&y, &y);
             if y == minus_one {
                 return true;
             }
@@ -215,6 +297,263 @@ impl<const N: usize> Mont<N> {
             }
         }
         false
+    }
+
+    /// Is `m` a perfect square? Only asked when the first 30 choices of `D` found
+    /// none with `(D/m) = -1`, as the crate asks, so speed does not matter here.
+    fn is_square(&self) -> bool {
+        let le: Vec<u8> = self.m.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let n = num_bigint::BigUint::from_bytes_le(&le);
+        let root = n.sqrt();
+        &root * &root == n
+    }
+
+    /// The crate's "method A*" base: Selfridge's search over `D = 5, -7, 9, -11, …`
+    /// for the first `D` with `(D/m) = -1`, giving `P = 1, Q = (1 - D)/4`, except
+    /// that `Q = -1` (`D = 5`) becomes `P = Q = 5`. A Jacobi symbol 0 means `m`
+    /// shares a factor with `D` (at these widths `m` is never `|D|` itself, the
+    /// crate's one exception); a square `m` has no such `D`, which the crate checks
+    /// after 30 tries and we check at the same point.
+    fn a_star_base(&self) -> LucasBase {
+        for attempt in 0..10_000u64 {
+            if attempt == 30 && self.is_square() {
+                return LucasBase::Composite;
+            }
+            let abs_d = 5 + 2 * attempt;
+            let d_negative = attempt % 2 == 1;
+            match jacobi(abs_d, d_negative, &self.m) {
+                -1 => {
+                    // D ≡ 1 (mod 4) throughout, so Q = (1 - D)/4 is exact.
+                    let q = if d_negative {
+                        (abs_d + 1) as i64 / 4
+                    } else {
+                        -((abs_d - 1) as i64 / 4)
+                    };
+                    return if q == -1 {
+                        LucasBase::Found { p: 5, q: 5 }
+                    } else {
+                        LucasBase::Found { p: 1, q }
+                    };
+                }
+                0 => return LucasBase::Composite,
+                _ => {}
+            }
+        }
+        // The crate panics here; the caller's fallback to it will too.
+        LucasBase::Unknown
+    }
+
+    /// `crypto_primes`' Lucas test with the A* base and the `Bpsw21` check
+    /// (Baillie, Fiori, Wagstaff 2021). With `m + 1 = d·2^s`, `d` odd, `m` passes
+    /// when (1) `U_d = 0` or `V_(d·2^r) = 0` for some `r < s`, and (2)
+    /// `V_(m+1) = 2Q`, and (3) `Q^((m+1)/2) = Q·(Q/m)`, all mod `m`.
+    ///
+    /// The crate steps `U_k, V_k, Q^k` up the bits of `d`; this climbs the
+    /// ladder of `V_k, V_(k+1), Q^k` instead (one product and two squarings a bit,
+    /// small multiples by P and Q being additions), and recovers `U_d` from
+    /// `D·U_d = 2V_(d+1) - P·V_d`. Both are the same integers mod `m`, and `D` is
+    /// invertible mod `m` (`(D/m) = -1`), so `U_d = 0` exactly when
+    /// `2V_(d+1) = P·V_d`: the decision cannot differ.
+    fn lucas_bpsw21(&self) -> Lucas {
+        let (p, q) = match self.a_star_base() {
+            LucasBase::Found { p, q } => (p, q),
+            LucasBase::Composite => return Lucas::Composite(Stage::Base),
+            LucasBase::Unknown => return Lucas::Unknown,
+        };
+        let abs_q = q.unsigned_abs();
+        // The crate's gcd(m, Q) = 1 requirement. No A* base can fail it (each odd
+        // prime factor of Q divides this D or an earlier one, whose symbol would
+        // have been 0), but the crate checks, so we do too.
+        if gcd(rem_small(&self.m, abs_q), abs_q) != 1 {
+            return Lucas::Composite(Stage::Gcd);
+        }
+
+        // m + 1 = d·2^s: s is the count of trailing one bits of m, and
+        // d = (m >> s) + 1, whose bit 0 is the zero bit just above those ones.
+        let s = self
+            .m
+            .iter()
+            .position(|w| *w != u64::MAX)
+            .map_or(64 * N, |i| 64 * i + self.m[i].trailing_ones() as usize);
+        let mut d = [0u64; N];
+        if s < 64 * N {
+            let (limbs, bits) = (s / 64, s % 64);
+            for (i, di) in d.iter_mut().enumerate().take(N - limbs) {
+                *di = self.m[i + limbs] >> bits;
+                if bits > 0 && i + limbs + 1 < N {
+                    *di |= self.m[i + limbs + 1] << (64 - bits);
+                }
+            }
+        }
+        d[0] |= 1;
+        let d_bits = (0..N)
+            .rev()
+            .find(|&i| d[i] != 0)
+            .map_or(0, |i| 64 * i + 64 - d[i].leading_zeros() as usize);
+
+        let zero = [0u64; N];
+        let one = self.one();
+        let two = self.add(&one, &one);
+        let times_q = |x: &[u64; N]| {
+            let a = self.mul_small(x, abs_q);
+            if q < 0 {
+                self.neg(&a)
+            } else {
+                a
+            }
+        };
+        let big_q = times_q(&one);
+
+        // V_(2k) = V_k² - 2Q^k and V_(2k+1) = V_k·V_(k+1) - P·Q^k, from k = 0.
+        let (mut v, mut v_next, mut qk) = (two, self.mul_small(&one, p), one);
+        for i in (0..d_bits).rev() {
+            let pqk = self.mul_small(&qk, p);
+            let odd = self.sub(&self.mul(&v, &v_next), &pqk);
+            let qk_sq = self.mul(&qk, &qk);
+            if (d[i / 64] >> (i % 64)) & 1 == 1 {
+                let mut q2 = times_q(&qk);
+                self.double(&mut q2);
+                v_next = self.sub(&self.mul(&v_next, &v_next), &q2);
+                v = odd;
+                qk = times_q(&qk_sq);
+            } else {
+                let mut q2 = qk;
+                self.double(&mut q2);
+                v = self.sub(&self.mul(&v, &v), &q2);
+                v_next = odd;
+                qk = qk_sq;
+            }
+        }
+
+        let mut two_v_next = v_next;
+        self.double(&mut two_v_next);
+        let u_d_zero = two_v_next == self.mul_small(&v, p);
+        // Up to V_((m+1)/2) and Q^((m+1)/2). The crate's early exit at V = ±2 only
+        // applies when Q = 1, which the A* base never gives.
+        let mut some_v_zero = v == zero;
+        for _ in 1..s {
+            let mut q2 = qk;
+            self.double(&mut q2);
+            v = self.sub(&self.mul(&v, &v), &q2);
+            some_v_zero |= v == zero;
+            qk = self.mul(&qk, &qk);
+        }
+        if !u_d_zero && !some_v_zero {
+            return Lucas::Composite(Stage::Strong);
+        }
+        let mut q2 = qk;
+        self.double(&mut q2);
+        let v_m1 = self.sub(&self.mul(&v, &v), &q2);
+        let mut two_q = big_q;
+        self.double(&mut two_q);
+        if v_m1 != two_q {
+            return Lucas::Composite(Stage::LucasV);
+        }
+        // Euler's criterion for Q. The symbol cannot be 0 after the gcd check
+        // (the crate would panic; so does its fallback).
+        let euler = match jacobi(abs_q, q < 0, &self.m) {
+            1 => big_q,
+            -1 => self.neg(&big_q),
+            _ => return Lucas::Unknown,
+        };
+        if qk == euler {
+            Lucas::ProbablyPrime
+        } else {
+            Lucas::Composite(Stage::Euler)
+        }
+    }
+}
+
+/// The outcome of [`Mont::lucas_bpsw21`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lucas {
+    ProbablyPrime,
+    Composite(Stage),
+    /// Where the crate would panic: no base found, or a Jacobi symbol it rules out.
+    Unknown,
+}
+
+/// The check that found a composite, in the order the crate applies them (kept
+/// apart so the tests can show which checks their numbers reach).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// The base search: a square, or a factor shared with some `D`.
+    Base,
+    /// A factor shared with `Q`.
+    Gcd,
+    /// Neither `U_d` nor any `V_(d·2^r)` is 0.
+    Strong,
+    /// `V_(m+1) ≠ 2Q`.
+    LucasV,
+    /// `Q^((m+1)/2) ≠ Q·(Q/m)`.
+    Euler,
+}
+
+/// What the A* search for a Lucas base found.
+enum LucasBase {
+    Found {
+        p: u64,
+        q: i64,
+    },
+    /// `m` is a square or shares a factor with some `D`.
+    Composite,
+    /// No `D` in the crate's 10 000 tries.
+    Unknown,
+}
+
+/// `n mod c` for little-endian limbs `n` and `c > 0`.
+fn rem_small(n: &[u64], c: u64) -> u64 {
+    n.iter().rev().fold(0u64, |r, w| {
+        (((u128::from(r) << 64) | u128::from(*w)) % u128::from(c)) as u64
+    })
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The Jacobi symbol `(±abs_a / n)` for `abs_a > 0` and odd `n > 1`, given as
+/// little-endian limbs.
+fn jacobi(abs_a: u64, negative: bool, n: &[u64]) -> i8 {
+    let n8 = n[0] & 7;
+    let mut j: i8 = 1;
+    // (-1/n) = -1 exactly when n ≡ 3 (mod 4).
+    if negative && n8 & 3 == 3 {
+        j = -j;
+    }
+    // (2/n) = -1 exactly when n ≡ 3, 5 (mod 8).
+    let twos = abs_a.trailing_zeros();
+    let a = abs_a >> twos;
+    if twos % 2 == 1 && (n8 == 3 || n8 == 5) {
+        j = -j;
+    }
+    if a == 1 {
+        return j;
+    }
+    // Reciprocity turns (a/n) into ((n mod a)/a); from there all is single words.
+    if a & 3 == 3 && n8 & 3 == 3 {
+        j = -j;
+    }
+    let (mut x, mut y) = (rem_small(n, a), a);
+    loop {
+        if x == 0 {
+            return if y == 1 { j } else { 0 };
+        }
+        let twos = x.trailing_zeros();
+        x >>= twos;
+        if twos % 2 == 1 && matches!(y & 7, 3 | 5) {
+            j = -j;
+        }
+        if x == 1 {
+            return j;
+        }
+        if x & 3 == 3 && y & 3 == 3 {
+            j = -j;
+        }
+        (x, y) = (y % x, x);
     }
 }
 
@@ -245,49 +584,6 @@ mod tests {
             }
         }
         false
-    }
-
-    /// `sqr(a)·R ≡ a² (mod m)` at every width, with operands up to `m - 1`.
-    #[test]
-    fn squaring_is_montgomery_squaring() {
-        fn check<const N: usize>(rng: &mut ChaCha20Rng) {
-            let mut b = vec![0u8; 8 * N];
-            rng.fill_bytes(&mut b);
-            b[0] |= 0x80;
-            b[8 * N - 1] |= 1;
-            let m = BigUint::from_bytes_be(&b);
-            let mut limbs = [0u64; N];
-            for (i, chunk) in b.rchunks(8).enumerate() {
-                limbs[i] = u64::from_be_bytes(chunk.try_into().expect("8 bytes"));
-            }
-            let mont = Mont::new(limbs).expect("odd, full width");
-            let r = BigUint::from(1u32) << (64 * N);
-            let mut operands: Vec<BigUint> = vec![&m - 1u32, BigUint::from(1u32), &m >> 1u32];
-            for _ in 0..5 {
-                rng.fill_bytes(&mut b);
-                operands.push(BigUint::from_bytes_be(&b) % &m);
-            }
-            for a in operands {
-                let mut words = [0u64; N];
-                for (i, d) in a.iter_u64_digits().enumerate() {
-                    words[i] = d;
-                }
-                let got = mont.sqr(&words);
-                let got = got
-                    .iter()
-                    .rev()
-                    .fold(BigUint::from(0u32), |acc, w| (acc << 64u32) + *w);
-                assert!(got < m, "reduced");
-                assert_eq!((&got * &r) % &m, (&a * &a) % &m, "m = {m:x}, a = {a:x}");
-            }
-        }
-        let mut rng = ChaCha20Rng::from_seed([5u8; 32]);
-        for _ in 0..10 {
-            check::<8>(&mut rng);
-            check::<16>(&mut rng);
-            check::<24>(&mut rng);
-            check::<32>(&mut rng);
-        }
     }
 
     #[test]
@@ -347,5 +643,431 @@ mod tests {
                 Some(reference(&composite)),
             );
         }
+    }
+
+    // The Lucas test. Every number below goes through `agrees`, which holds our
+    // base search and decision to the crate's; the groups differ in which part of
+    // the test their numbers reach.
+
+    use crypto_bigint::{BoxedUint, Odd};
+    use crypto_primes::hazmat::{
+        lucas_test, AStarBase, LucasBase as _, LucasCheck, Primality, SetBits,
+        SmallFactorsSieveFactory,
+    };
+    use crypto_primes::{is_prime, sieve_and_find, Flavor};
+
+    const WIDTHS: [u32; 4] = [512, 1024, 1536, 2048];
+
+    fn limbs_of<const N: usize>(n: &BigUint) -> [u64; N] {
+        let mut m = [0u64; N];
+        for (i, d) in n.iter_u64_digits().enumerate() {
+            m[i] = d;
+        }
+        m
+    }
+
+    fn big(words: &[u64]) -> BigUint {
+        words
+            .iter()
+            .rev()
+            .fold(BigUint::from(0u32), |acc, w| (acc << 64u32) + *w)
+    }
+
+    /// Our base search, in the crate's terms, and our outcome for `n`.
+    fn ours(n: &BigUint) -> (Base, Lucas) {
+        fn at<const N: usize>(n: &BigUint) -> (Base, Lucas) {
+            let mont = Mont::new(limbs_of::<N>(n)).expect("odd, full width");
+            let base = match mont.a_star_base() {
+                LucasBase::Found { p, q } => Ok((p, q.unsigned_abs(), q < 0)),
+                LucasBase::Composite => Err(Primality::Composite),
+                LucasBase::Unknown => panic!("no base for {n:x}"),
+            };
+            (base, mont.lucas_bpsw21())
+        }
+        match n.iter_u64_digits().len() {
+            8 => at::<8>(n),
+            16 => at::<16>(n),
+            24 => at::<24>(n),
+            32 => at::<32>(n),
+            _ => panic!("not a fixed width: {n:x}"),
+        }
+    }
+
+    /// Asserts that our base search and decision on `n` are the crate's, and that
+    /// `lucas_bpsw21` reports that decision; returns our outcome.
+    fn agrees(n: &BigUint, what: &str) -> Lucas {
+        agreed_base_and_outcome(n, what).1
+    }
+
+    type Base = Result<(u64, u64, bool), Primality>;
+
+    fn agreed_base_and_outcome(n: &BigUint, what: &str) -> (Base, Lucas) {
+        let odd: Odd<BoxedUint> =
+            Option::from(Odd::new(BoxedUint::from_be_slice_vartime(&n.to_bytes_be())))
+                .expect("odd");
+        let (base, outcome) = ours(n);
+        assert_eq!(base, AStarBase.generate(&odd), "{what}: base for {n:x}");
+        let theirs = !lucas_test(odd, AStarBase, LucasCheck::Bpsw21).is_composite();
+        assert_eq!(
+            outcome == Lucas::ProbablyPrime,
+            theirs,
+            "{what}: {n:x} ({outcome:?})"
+        );
+        assert_eq!(
+            lucas_bpsw21(&n.to_bytes_be()),
+            Some(theirs),
+            "{what}: {n:x}"
+        );
+        (base, outcome)
+    }
+
+    /// An odd number of exactly `bits` bits.
+    fn random_odd(rng: &mut ChaCha20Rng, bits: u32) -> BigUint {
+        let mut b = vec![0u8; bits.div_ceil(8) as usize];
+        rng.fill_bytes(&mut b);
+        let n = BigUint::from_bytes_be(&b) >> (8 * b.len() as u32 - bits);
+        n | (BigUint::from(1u32) << (bits - 1)) | BigUint::from(1u32)
+    }
+
+    /// A prime found by the crate's own search and test, top two bits set.
+    fn crate_prime(rng: &mut ChaCha20Rng, bits: u32) -> BigUint {
+        let factory =
+            SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb).expect("valid sieve");
+        let p: BoxedUint = sieve_and_find(rng, factory, |_, c| is_prime(Flavor::Any, c))
+            .expect("search runs")
+            .expect("a prime");
+        BigUint::from_bytes_be(&p.to_be_bytes())
+    }
+
+    /// The first `start + k·step` (k = 0, 1, …) with no factor below 1000 that
+    /// passes the base-2 round: what the key search would hand the Lucas test.
+    fn next_probable_prime(start: &BigUint, step: &BigUint) -> BigUint {
+        let mut n = start.clone();
+        loop {
+            let small_factor = (3u32..1000)
+                .step_by(2)
+                .any(|f| (&n % f) == BigUint::from(0u32));
+            if !small_factor && base2_round(&n.to_bytes_be()) == Some(true) {
+                return n;
+            }
+            n += step;
+        }
+    }
+
+    /// The product of the odd primes up to `limit`.
+    fn odd_primorial(limit: u32) -> BigUint {
+        (3..=limit)
+            .filter(|k| (2..*k).take_while(|f| f * f <= *k).all(|f| k % f != 0))
+            .fold(BigUint::from(1u32), |acc, p| acc * p)
+    }
+
+    /// `c + M·x` for a random `x`, of exactly `bits` bits and odd (`M` odd).
+    fn in_class(rng: &mut ChaCha20Rng, bits: u32, c: &BigUint, m: &BigUint) -> BigUint {
+        let top = BigUint::from(1u32) << (bits - 1);
+        let low = &top / m + 1u32;
+        let x = random_odd(rng, bits) % (&low - 4u32) + &low;
+        let n = c + m * &x;
+        let n = if n.bit(0) { n } else { n + m };
+        assert_eq!(n.bits(), u64::from(bits));
+        n
+    }
+
+    /// `mul(a, b)·R ≡ a·b (mod m)` at every width, with operands up to `m - 1`.
+    #[test]
+    fn multiplication_is_montgomery_multiplication() {
+        fn check<const N: usize>(rng: &mut ChaCha20Rng) {
+            let m = random_odd(rng, 64 * N as u32);
+            let mont = Mont::new(limbs_of::<N>(&m)).expect("odd, full width");
+            let r = BigUint::from(1u32) << (64 * N);
+            let mut operands: Vec<BigUint> = vec![&m - 1u32, BigUint::from(1u32), &m >> 1u32];
+            for _ in 0..4 {
+                operands.push(random_odd(rng, 64 * N as u32) % &m);
+            }
+            for a in &operands {
+                for b in &operands {
+                    let got = big(&mont.mul(&limbs_of::<N>(a), &limbs_of::<N>(b)));
+                    assert!(got < m, "reduced");
+                    assert_eq!(
+                        (&got * &r) % &m,
+                        (a * b) % &m,
+                        "m = {m:x}, a = {a:x}, b = {b:x}"
+                    );
+                }
+            }
+        }
+        let mut rng = ChaCha20Rng::from_seed([7u8; 32]);
+        for _ in 0..4 {
+            check::<8>(&mut rng);
+            check::<16>(&mut rng);
+            check::<24>(&mut rng);
+            check::<32>(&mut rng);
+        }
+    }
+
+    /// Addition, subtraction, negation and small multiples against big integers,
+    /// at the edges (0, 1, m - 1) and between.
+    #[test]
+    fn modular_helpers_match_big_integers() {
+        fn check<const N: usize>(rng: &mut ChaCha20Rng) {
+            let m = random_odd(rng, 64 * N as u32);
+            let mont = Mont::new(limbs_of::<N>(&m)).expect("odd, full width");
+            let mut operands = vec![BigUint::from(0u32), BigUint::from(1u32), &m - 1u32];
+            for _ in 0..3 {
+                operands.push(random_odd(rng, 64 * N as u32) % &m);
+            }
+            for a in &operands {
+                let wa = limbs_of::<N>(a);
+                assert_eq!(big(&mont.neg(&wa)), (&m - a) % &m, "-{a:x} mod {m:x}");
+                for c in [1u64, 2, 3, 5, 17, 20_003, u64::MAX >> 1] {
+                    assert_eq!(big(&mont.mul_small(&wa, c)), (a * c) % &m, "{c}·{a:x}");
+                }
+                for b in &operands {
+                    let wb = limbs_of::<N>(b);
+                    assert_eq!(big(&mont.add(&wa, &wb)), (a + b) % &m, "{a:x} + {b:x}");
+                    assert_eq!(big(&mont.sub(&wa, &wb)), (a + &m - b) % &m, "{a:x} - {b:x}");
+                }
+            }
+        }
+        let mut rng = ChaCha20Rng::from_seed([8u8; 32]);
+        for _ in 0..3 {
+            check::<8>(&mut rng);
+            check::<16>(&mut rng);
+            check::<24>(&mut rng);
+            check::<32>(&mut rng);
+        }
+    }
+
+    /// Against Euler's criterion `(a/p) ≡ a^((p-1)/2) (mod p)` for primes, and
+    /// multiplicativity in the modulus for a product that shares factors with some
+    /// `a` (symbol 0); `a` covers both signs, powers of 2 and odd composites.
+    #[test]
+    fn jacobi_symbol_matches_eulers_criterion() {
+        let mut rng = ChaCha20Rng::from_seed([9u8; 32]);
+        let primes: Vec<BigUint> = (0..4).map(|_| crate_prime(&mut rng, 256)).collect();
+        let euler = |a: i64, p: &BigUint| -> i8 {
+            let r = BigUint::from(a.unsigned_abs()) % p;
+            let r = if a < 0 { (p - r) % p } else { r };
+            let e = r.modpow(&((p - 1u32) >> 1u32), p);
+            if e == BigUint::from(0u32) {
+                0
+            } else if e == BigUint::from(1u32) {
+                1
+            } else {
+                -1
+            }
+        };
+        let small = BigUint::from(3u32 * 5 * 7 * 11);
+        let n = &primes[2] * &primes[3] * &small;
+        let values: Vec<i64> = (1..=80)
+            .flat_map(|a| [a, -a])
+            .chain([1024, -4096, 20_003, -19_999, i64::from(u32::MAX)])
+            .collect();
+        for a in values {
+            for p in &primes[..2] {
+                let got = jacobi(a.unsigned_abs(), a < 0, &p.to_u64_digits());
+                assert_eq!(got, euler(a, p), "({a}/{p:x})");
+            }
+            let want = euler(a, &primes[2])
+                * euler(a, &primes[3])
+                * [3u32, 5, 7, 11]
+                    .iter()
+                    .map(|f| euler(a, &BigUint::from(*f)))
+                    .product::<i8>();
+            let got = jacobi(a.unsigned_abs(), a < 0, &n.to_u64_digits());
+            assert_eq!(got, want, "({a}/{n:x})");
+        }
+    }
+
+    /// Random odd numbers (most rejected by the base search's symbol 0 or by the
+    /// strong check), the numbers the key search hands the Lucas test (passing the
+    /// base-2 round after the crate's sieve), primes found by the crate, and
+    /// products of two of its primes. The primes between them use both kinds of
+    /// A* base.
+    #[test]
+    fn lucas_agrees_with_the_crate_on_candidates_primes_and_products() {
+        let mut rng = ChaCha20Rng::from_seed([11u8; 32]);
+        let mut bases = Vec::new();
+        for bits in WIDTHS {
+            let mut outcomes = Vec::new();
+            for _ in 0..12 {
+                outcomes.push(agrees(&random_odd(&mut rng, bits), "random odd"));
+            }
+            assert!(outcomes.contains(&Lucas::Composite(Stage::Base)), "{bits}");
+            assert!(
+                outcomes.contains(&Lucas::Composite(Stage::Strong)),
+                "{bits}"
+            );
+            for _ in 0..3 {
+                let factory = SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb)
+                    .expect("valid sieve");
+                let c: BoxedUint = sieve_and_find(&mut rng, factory, |_, c: &BoxedUint| {
+                    base2_round(&c.to_be_bytes()) == Some(true)
+                })
+                .expect("search runs")
+                .expect("a candidate");
+                let c = BigUint::from_bytes_be(&c.to_be_bytes());
+                let (base, outcome) = agreed_base_and_outcome(&c, "base-2 survivor");
+                assert_eq!(outcome, Lucas::ProbablyPrime);
+                bases.push(base.expect("a prime has a base"));
+            }
+            let p = crate_prime(&mut rng, bits);
+            let (base, outcome) = agreed_base_and_outcome(&p, "crate prime");
+            assert_eq!(outcome, Lucas::ProbablyPrime);
+            bases.push(base.expect("a prime has a base"));
+            for _ in 0..2 {
+                let pq = crate_prime(&mut rng, bits / 2) * crate_prime(&mut rng, bits / 2);
+                assert_ne!(agrees(&pq, "p·q"), Lucas::ProbablyPrime);
+            }
+        }
+        // Both kinds of A* base: P = Q = 5 (for D = 5) and P = 1 with Q of either sign.
+        assert!(bases.contains(&(5, 5, false)), "{bases:?}");
+        assert!(bases.iter().any(|b| b.0 == 1 && b.2), "{bases:?}");
+        assert!(bases.iter().any(|b| b.0 == 1 && !b.2), "{bases:?}");
+    }
+
+    /// Primes with exactly `s` trailing one bits (`n + 1 = d·2^s`): `s = 1` skips
+    /// the squaring tail, large `s` runs it long; `s = 64` and `65` put `d`'s
+    /// lowest bit at a limb edge.
+    #[test]
+    fn lucas_agrees_with_the_crate_on_primes_with_long_squaring_tails() {
+        let mut rng = ChaCha20Rng::from_seed([12u8; 32]);
+        for bits in WIDTHS {
+            let tails: &[u32] = match bits {
+                512 => &[1, 2, 3, 17, 63, 64, 65, 200],
+                1024 => &[1, 64, 130],
+                1536 => &[2, 65],
+                _ => &[3, 129],
+            };
+            for &s in tails {
+                // x·2^(s+1) + 2^s - 1 has exactly s trailing ones.
+                let step = BigUint::from(1u32) << (s + 1);
+                let low = (BigUint::from(1u32) << s) - 1u32;
+                let x = random_odd(&mut rng, bits - s - 1);
+                let n = next_probable_prime(&(x * &step + low), &step);
+                assert_eq!(n.bits(), u64::from(bits));
+                let ones = (0..).take_while(|i| n.bit(*i)).count();
+                assert_eq!(ones, s as usize);
+                assert_eq!(
+                    agrees(&n, "s trailing ones"),
+                    Lucas::ProbablyPrime,
+                    "s = {s}"
+                );
+            }
+        }
+    }
+
+    /// Where the base search ends early or late. A square has no `D` with symbol
+    /// -1: a prime's square is caught by the square check at the 31st try, a
+    /// random square usually by a symbol 0 first. For `n ≡ 1` modulo every odd prime
+    /// to 61, each of the first 30 `D` (|D| ≤ 63) has `(D/n) = (n/|D|) = 1`, so the
+    /// square check runs on a non-square and `D` (and `Q`) come out large; making `n`
+    /// divisible by 61, 67 or 71 instead (and 1 modulo the smaller odd primes) ends
+    /// the search with a symbol 0 just before or after that check.
+    #[test]
+    fn lucas_agrees_with_the_crate_where_the_base_search_ends_early_or_late() {
+        let mut rng = ChaCha20Rng::from_seed([13u8; 32]);
+        let one = BigUint::from(1u32);
+        for bits in WIDTHS {
+            // Squares.
+            let p = crate_prime(&mut rng, bits / 2);
+            assert_eq!(
+                agrees(&(&p * &p), "prime squared"),
+                Lucas::Composite(Stage::Base)
+            );
+            let r = random_odd(&mut rng, bits / 2);
+            assert_eq!(
+                agrees(&(&r * &r), "odd squared"),
+                Lucas::Composite(Stage::Base)
+            );
+
+            // Late bases: composites, and a prime.
+            let m = odd_primorial(61);
+            let mut qs = Vec::new();
+            for _ in 0..4 {
+                let n = in_class(&mut rng, bits, &one, &m);
+                let (base, outcome) = ours(&n);
+                let (_, abs_q, _) = base.expect("a non-square with a base");
+                assert!(abs_q > 15, "|D| > 63 gives |Q| > 15, got {abs_q}");
+                qs.push(abs_q);
+                assert_eq!(agrees(&n, "1 mod primes to 61"), outcome);
+            }
+            let start = in_class(&mut rng, bits, &one, &m);
+            let prime = next_probable_prime(&start, &(&m << 1u32));
+            assert_eq!(agrees(&prime, "late-base prime"), Lucas::ProbablyPrime);
+
+            // A symbol 0 at try 29 (D = 61), 32 (D = -67) and 34 (D = -71).
+            for f in [61u32, 67, 71] {
+                let rest = odd_primorial(f - 1);
+                // n ≡ 1 (mod rest) and n ≡ 0 (mod f).
+                let t = (BigUint::from(f) - 1u32)
+                    * rest.modpow(&BigUint::from(f - 2), &BigUint::from(f))
+                    % f;
+                let c = &one + &rest * t;
+                assert_eq!(&c % f, BigUint::from(0u32));
+                let n = in_class(&mut rng, bits, &c, &(&rest * f));
+                assert_eq!(
+                    agrees(&n, "late symbol 0"),
+                    Lucas::Composite(Stage::Base),
+                    "{f}"
+                );
+            }
+        }
+    }
+
+    /// Composites built to get past the first checks. `n = p·q` with `p`, `q = 2p - 1`
+    /// prime and `p ≡ 1 (mod 4)` has `p - 1 | q - 1`, and `n - 1 = (2p + 1)(p - 1)`; those
+    /// below are strong base-2 pseudoprimes, the composites the base-2 round lets
+    /// through to the Lucas test. Twin-prime products `q(q + 2)` are Lucas pseudoprimes
+    /// (`U_(n+1) ≡ 0`) when `(D/q) = -1`; some also pass the strong check and are
+    /// rejected only by `V_(n+1) = 2Q`. The factors were found offline by a search
+    /// over random starts (each `n` is exactly 512, 1024, 1536 or 2048 bits).
+    #[test]
+    fn lucas_agrees_with_the_crate_on_pseudoprimes() {
+        let hex = |s: &str| BigUint::parse_bytes(s.as_bytes(), 16).expect("hex");
+        for p in SPRP_P {
+            let p = hex(p);
+            let n = &p * ((&p << 1u32) - 1u32);
+            assert_eq!(
+                base2_round(&n.to_bytes_be()),
+                Some(true),
+                "{n:x} is a base-2 sprp"
+            );
+            assert!(reference(&n));
+            assert_ne!(agrees(&n, "p(2p - 1)"), Lucas::ProbablyPrime);
+        }
+        for (q, stage) in TWIN_Q {
+            let q = hex(q);
+            let n = &q * (&q + 2u32);
+            assert_eq!(agrees(&n, "q(q + 2)"), Lucas::Composite(*stage), "{n:x}");
+        }
+    }
+
+    /// `p` with `p` and `2p - 1` prime and `p(2p - 1)` a strong base-2 pseudoprime
+    /// of 512, 1024, 1536 and 2048 bits.
+    const SPRP_P: [&str; 4] = [
+        "878bfae2414c343c1027c4d1c386bbc4cd613e30d8f16adf91b7584a2266d831",
+        "b3511f8db8b6d8fe442e3d437204e52db2221a58008a05a6c4647159c324c9859b810e766ec9d28663ca828dd5f4b3b2e4b06ce60741c7a87ce42c821807d305",
+        "a6e0439d6ec9d28663ca828dd5f4b3b2e4b06ce60741c7a87ce42c8218072e8c35bf992dc9e9c616612e7696a6cecc1b78e510617311d8a3c2ce6f447ed4d57b1e2feb89414c343c1027c4d1c386bbc4cd613e30d8f16adf91b7584a226ac755",
+        "b3511f8db8b6d8fe442e3d437204e52db2221a58008a05a6c4647159c324c9859b810e766ec9d28663ca828dd5f4b3b2e4b06ce60741c7a87ce42c8218072e8c35bf992dc9e9c616612e7696a6cecc1b78e510617311d8a3c2ce6f447ed4d57b1e2feb89414c343c1027c4d1c386bbc4cd613e30d8f16adf91b7584a22698ce5",
+    ];
+
+    /// `q` with `q` and `q + 2` prime, and the check that rejects `q(q + 2)`.
+    const TWIN_Q: &[(&str, Stage)] = &[
+        ("f1b2bc839478e58243f8e5a8d40020433ed2c424148e439784cefd17c01f6f1b", Stage::Strong),
+        ("f1b2bc839478e58243f8e5a8d40020433ed2c424148e439784cefd17c022833d", Stage::LucasV),
+        ("f114c160d042c42e4225dc5278a9b8c4b877f2f79a02282681ca65832362cdbbc45815a2d55323c1932d5a653b393cdd30d80bc7ceef16950fbbd7c87ae7ccc5", Stage::Strong),
+        ("ba7f0f9d9130b1ef4e9c10d637661f31463dcfde99a0059eb41086c42f15386d4edd2b17f87b515d0c84e30062730f69fc78361321d4b2ce9ed5407ae0819f89", Stage::LucasV),
+        ("fa43950e724194f911148d3a742d53154e8584e1c538c5807a17e571c5989f59c31c1f5d111d026d915a510edfe2d55eaa7d3a9b5462fb240cb74033de295c0f4b7bc125dd49a04c3d80f8557071951fec151ffaa1dae0d4ddc20d046c68776d", Stage::LucasV),
+        ("fa43950e724194f911148d3a742d53154e8584e1c538c5807a17e571c5989f59c31c1f5d111d026d915a510edfe2d55eaa7d3a9b5462fb240cb74033de295c0f4b7bc125dd49a04c3d80f8557071951fec151ffaa1dae0d4ddc20d046c69105b", Stage::Strong),
+        ("ebaac0a1e5ab83e3233f0a242c1bef2880a9b1a96a358885d8a70ed53b387135e33e041bb3beb859edab77bcba170c99e24a2ca14b8cde193fb79f0f8b1a0807dd146759da016cb948242382d3d7940df3802bb526eca2dc0d0396b0db5ded8bcab650b7497a98762efd47d3b7e2fc7ee2329fc461a68fb3117559ce32c70653", Stage::Strong),
+        ("b927f37732b954d6111bcdf862b3567819ca19ad7c796b577c29e04cf2654fa7cd951871375f02524818abc7bdca1c6de495f8be35167b75f2384db23f2bab4c0537455f6a9e9919bcd16331fd69744bd3cb2a357f5eb698d788f5889af26df9112d3b55f6723ecc6d83f83f8a9e74cf6c270347c8da094ac43c67815b7dcf4d", Stage::LucasV),
+    ];
+
+    #[test]
+    fn lucas_has_no_fixed_width_for_other_sizes() {
+        let p521: BigUint = (BigUint::from(1u32) << 521u32) - 1u32;
+        assert_eq!(lucas_bpsw21(&p521.to_bytes_be()), None);
+        let p1279: BigUint = (BigUint::from(1u32) << 1279u32) - 1u32;
+        assert_eq!(lucas_bpsw21(&p1279.to_bytes_be()), None);
     }
 }
