@@ -659,7 +659,7 @@ mod tests {
             }
         }
         if let Some(shared) = std::env::var_os("STACKPROOF_SHARED") {
-            let before = docs.len();
+            let before = cases.len();
             let mut corpus = Vec::new();
             documents_under(
                 &std::path::Path::new(&shared).join("corpus/expected/helm-v3.15.3"),
