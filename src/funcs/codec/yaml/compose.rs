@@ -270,6 +270,7 @@ impl Composer {
             };
             self.expect_stream_end_guard()?;
             let ev = self.take()?;
+            let opens_mapping = matches!(ev.kind, EventKind::MappingStart { .. });
             match ev.kind {
                 EventKind::Scalar {
                     anchor,
@@ -285,18 +286,12 @@ impl Composer {
                         return Ok(false);
                     }
                 }
-                EventKind::SequenceStart { anchor, tag, .. } => {
+                EventKind::SequenceStart { anchor, tag, .. }
+                | EventKind::MappingStart { anchor, tag, .. } => {
                     if anchor.is_some() || tag.is_some() || at_key {
                         return Ok(false);
                     }
-                    open.push(None);
-                    continue;
-                }
-                EventKind::MappingStart { anchor, tag, .. } => {
-                    if anchor.is_some() || tag.is_some() || at_key {
-                        return Ok(false);
-                    }
-                    open.push(Some(true));
+                    open.push(opens_mapping.then_some(true));
                     continue;
                 }
                 EventKind::SequenceEnd | EventKind::MappingEnd => {
