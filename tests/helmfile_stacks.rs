@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use stackproof::cli::helmfile::{input_from_args, HelmfileArgs};
-use stackproof::helmfile::render_stack;
+use stackproof::helmfile::{render_stack, StackInput, StackRender};
 
 /// Checks that must be identical (raise as conformance improves; never lower it).
 const FLOOR: usize = 158;
@@ -100,6 +100,53 @@ fn helm_failure(exp: &str) -> Option<String> {
     Some(format!("{context}: {line}\n"))
 }
 
+/// The input of a case's helmfile invocation, with `extra` flags put first.
+fn input_for(c: &Case, extra: &[&str]) -> StackInput {
+    let mut argv = vec!["helmfile".to_string()];
+    argv.extend(extra.iter().map(|s| s.to_string()));
+    argv.extend(c.args.iter().cloned());
+    if c.args.iter().any(|a| a == "write-values") {
+        argv.push("--output-file-template".into());
+        argv.push("{{ .Release.Name }}.yaml".into());
+    }
+    let parsed = match Wrapper::try_parse_from(&argv) {
+        Ok(w) => w,
+        Err(e) => panic!("{}: bad arguments: {e}", c.name),
+    };
+    let wd = root().join(&c.dir);
+    match input_from_args(&parsed.args, &wd, c.env.clone()) {
+        Ok(i) => i,
+        Err(e) => panic!("{}: {e}", c.name),
+    }
+}
+
+/// With `--allow-exec` the states are templated one after another instead of
+/// overlapping (a later state must not run programs after an earlier one failed);
+/// none of these stacks runs a program, so every case must print and fail exactly
+/// as without it.
+#[test]
+fn allow_exec_keeps_every_result() {
+    for c in cases() {
+        let plain = render_stack(&input_for(&c, &[]));
+        let exec = render_stack(&input_for(&c, &["--allow-exec"]));
+        assert_eq!(exec.exit_code, plain.exit_code, "{}", c.name);
+        assert_eq!(exec.stdout, plain.stdout, "{}", c.name);
+        assert_eq!(
+            exec.error.as_ref().map(|e| &e.message),
+            plain.error.as_ref().map(|e| &e.message),
+            "{}",
+            c.name
+        );
+        let files = |r: &StackRender| -> Vec<(String, String)> {
+            r.written
+                .iter()
+                .map(|f| (f.path.clone(), f.content.clone()))
+                .collect()
+        };
+        assert_eq!(files(&exec), files(&plain), "{}", c.name);
+    }
+}
+
 #[test]
 fn stacks_match_helmfile() {
     let mut identical = 0;
@@ -108,23 +155,8 @@ fn stacks_match_helmfile() {
     for c in cases() {
         let exp_dir = root().join("expected").join(&c.name);
         let read = |f: &str| std::fs::read_to_string(exp_dir.join(f)).ok();
-        let mut argv = vec!["helmfile".to_string()];
-        argv.extend(c.args.iter().cloned());
         let is_wv = c.args.iter().any(|a| a == "write-values");
-        if is_wv {
-            argv.push("--output-file-template".into());
-            argv.push("{{ .Release.Name }}.yaml".into());
-        }
-        let parsed = match Wrapper::try_parse_from(&argv) {
-            Ok(w) => w,
-            Err(e) => panic!("{}: bad arguments: {e}", c.name),
-        };
-        let wd = root().join(&c.dir);
-        let input = match input_from_args(&parsed.args, &wd, c.env.clone()) {
-            Ok(i) => i,
-            Err(e) => panic!("{}: {e}", c.name),
-        };
-        let out = render_stack(&input);
+        let out = render_stack(&input_for(&c, &[]));
         let mut check = |what: &str, ok: bool, detail: String| {
             total += 1;
             if ok {

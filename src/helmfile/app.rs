@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::charts::ChartSources;
 use super::dag::{self, release_id, PlanOptions};
@@ -127,13 +127,22 @@ struct Pending {
     order: Vec<usize>,
     prepared: Vec<Result<()>>,
     render: bool,
-    /// One slot per release of `order` that helm would reach.
-    rendered: Arc<Vec<OnceLock<TemplatedRelease>>>,
+    /// One slot per release of `order` that helm would reach, filled by the
+    /// thread that renders it and emptied by [`Runner::apply`].
+    rendered: Slots,
     /// How many states and warnings existed when this state was templated.
     states_len: usize,
     warnings_len: usize,
     /// [`Runner::ctx`] at that time.
     ctx: Vec<String>,
+}
+
+type Slots = Arc<Vec<Mutex<Option<TemplatedRelease>>>>;
+
+/// Stores a rendered release in its slot (a render that panicked leaves the slot
+/// usable: the panic itself ends the run).
+fn fill(slots: &Slots, k: usize, t: TemplatedRelease) {
+    *slots[k].lock().unwrap_or_else(PoisonError::into_inner) = Some(t);
 }
 
 /// `visitStates` failures: an ordinary error or "nothing matched".
@@ -674,8 +683,7 @@ impl<'a> Runner<'a> {
         } else {
             0
         };
-        let rendered: Arc<Vec<OnceLock<TemplatedRelease>>> =
-            Arc::new((0..reachable).map(|_| OnceLock::new()).collect());
+        let rendered: Slots = Arc::new((0..reachable).map(|_| Mutex::new(None)).collect());
         let pending = Pending {
             index,
             order,
@@ -698,7 +706,7 @@ impl<'a> Runner<'a> {
                 .enumerate()
                 .par_bridge()
                 .for_each(|(k, &i)| {
-                    let _ = rendered[k].set(template_release(input, st, i, &releases[i]));
+                    fill(&rendered, k, template_release(input, st, i, &releases[i]));
                 });
             self.apply(pending)?;
         } else {
@@ -711,7 +719,7 @@ impl<'a> Runner<'a> {
                     Arc::clone(&rendered),
                 );
                 scope.spawn(move |_| {
-                    let _ = rendered[k].set(template_release(input, &st, i, &releases[i]));
+                    fill(&rendered, k, template_release(input, &st, i, &releases[i]));
                 });
             }
             self.pending.push(pending);
@@ -733,9 +741,6 @@ impl<'a> Runner<'a> {
             warnings_len,
             ctx: _,
         } = p;
-        let mut rendered: Vec<Option<TemplatedRelease>> = Arc::try_unwrap(rendered)
-            .map(|slots| slots.into_iter().map(OnceLock::into_inner).collect())
-            .unwrap_or_default();
         let mut errs: Vec<HelmfileError> = Vec::new();
         for (k, (&i, prep)) in order.iter().zip(prepared).enumerate() {
             if let Err(e) = prep {
@@ -746,7 +751,10 @@ impl<'a> Runner<'a> {
             self.out.order.push((index, i));
             self.out.states[index].releases[i].order = Some(pos);
             if render && errs.is_empty() {
-                let Some(t) = rendered.get_mut(k).and_then(Option::take) else {
+                let taken = rendered
+                    .get(k)
+                    .and_then(|slot| slot.lock().unwrap_or_else(PoisonError::into_inner).take());
+                let Some(t) = taken else {
                     continue;
                 };
                 let out = &mut self.out;
