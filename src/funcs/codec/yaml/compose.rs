@@ -95,7 +95,7 @@ impl Composer {
             parser: Parser::new(input),
             // Typical YAML has a node every 10 to 20 bytes; later documents of a
             // stream are assumed to be like the one before.
-            nodes_hint: input.len() / 16,
+            nodes_hint: (input.len() / 16).min(4096),
             peeked: None,
             started: false,
         }
