@@ -28,8 +28,8 @@ use crate::funcs::semver::is_compatible_range;
 use crate::funcs::{helm_registry, Flavor};
 use crate::source::{SourceFile, Vfs};
 use crate::template::{
-    FuncDef, FuncResult, Host, LanguageLevel, Map, MapType, MissingKey, Options, Registry,
-    TemplateSet, Ty, Value,
+    Clock, FuncDef, FuncResult, Host, LanguageLevel, Map, MapType, MissingKey, Options, Registry,
+    Seed, TemplateSet, Ty, Value,
 };
 
 /// Everything `helm template` takes besides the chart.
@@ -49,8 +49,10 @@ pub struct RenderOptions {
     pub skip_tests: bool,
     pub show_only: Vec<String>,
     pub skip_schema_validation: bool,
-    /// Seed for Sprig's random functions.
-    pub seed: u64,
+    /// Where Sprig's random functions draw from.
+    pub seed: Seed,
+    /// What `now` returns.
+    pub now: Clock,
 }
 
 impl Default for RenderOptions {
@@ -68,7 +70,8 @@ impl Default for RenderOptions {
             skip_tests: false,
             show_only: Vec::new(),
             skip_schema_validation: false,
-            seed: 0,
+            seed: Seed::default(),
+            now: Clock::FIXED,
         }
     }
 }
@@ -620,7 +623,7 @@ pub fn render_with_values(
     sort_templates(&mut tpls);
     let set = template_set(helm, chart, &tpls)?;
 
-    let mut host = Host::new(opts.seed);
+    let mut host = Host::with(opts.seed, opts.now);
     host.vfs = vfs.clone();
     let mut rendered: Vec<(String, String)> = Vec::new();
     let mut traces: HashMap<String, TracedOutput> = HashMap::new();

@@ -21,6 +21,7 @@ use crate::report::{self, Format, Report, Sources};
 use crate::rules::eval::{evaluate, EvalOptions};
 use crate::rules::load::{self, Rule};
 use crate::rules::select::glob_match;
+use crate::template::Clock;
 
 /// Arguments of `stackproof check`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -179,10 +180,14 @@ pub fn run_check(
         }
     }
     cells.extend(context);
-    let rendered = render_cells(config, renderers, &cells);
     let opts = EvalOptions {
         now: config.now.unwrap_or_else(|| EvalOptions::default().now),
     };
+    let clock = Clock {
+        unix: opts.now,
+        nanos: 0,
+    };
+    let rendered = render_cells(config, renderers, &cells, clock);
     let outcomes: Vec<_> = rendered[..evaluated]
         .par_iter()
         .zip(cells[..evaluated].par_iter())

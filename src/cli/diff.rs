@@ -18,7 +18,9 @@ use crate::matrix::config::{self, normalize, Config, LoadOptions};
 use crate::matrix::error::InputError;
 use crate::matrix::render::{render_cells, CellRef, Renderers};
 use crate::report::diff::{diff_cells, render};
+use crate::rules::eval::EvalOptions;
 use crate::rules::select::glob_match;
+use crate::template::Clock;
 
 /// Arguments of `stackproof diff`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -216,8 +218,13 @@ pub fn run_diff(args: &DiffArgs, cwd: &Path, color: bool) -> Result<(String, i32
     )?;
 
     let renderers = Renderers::builtin();
-    let head_cells = render_cells(&head, &renderers, &selected(&head, args));
-    let base_cells = render_cells(&base, &renderers, &selected(&base, args));
+    // Both sides render at one instant, so `now` in a template is no change.
+    let clock = Clock {
+        unix: head.now.unwrap_or_else(|| EvalOptions::default().now),
+        nanos: 0,
+    };
+    let head_cells = render_cells(&head, &renderers, &selected(&head, args), clock);
+    let base_cells = render_cells(&base, &renderers, &selected(&base, args), clock);
     let report = diff_cells(&base_cells, &head_cells);
     let text = if args.json {
         serde_json::to_string_pretty(&report)

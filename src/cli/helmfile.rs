@@ -61,6 +61,8 @@ pub struct HelmfileArgs {
     /// Print chart source decisions (version stamping) to stderr.
     #[arg(short = 'v', long = "verbose", global = true)]
     pub verbose: bool,
+    #[command(flatten)]
+    pub repro: super::repro::ReproArgs,
     #[command(subcommand)]
     pub command: HelmfileCommand,
 }
@@ -165,6 +167,7 @@ pub fn input_from_args(
             .map_err(|e| format!("--overlay {o}: reading {src}: {e}"))?;
         overlays.push((working_dir.join(dest), bytes));
     }
+    let (seed, now) = args.repro.resolve()?;
     Ok(StackInput {
         working_dir: working_dir.to_path_buf(),
         file: args.file.clone(),
@@ -180,6 +183,8 @@ pub fn input_from_args(
             vfs: crate::source::Vfs::with_overlays(overlays),
             env: Arc::new(env),
             allow_exec: args.allow_exec,
+            seed,
+            now,
             ..RenderEnv::default()
         },
         chart_sources: sources,

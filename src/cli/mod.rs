@@ -3,6 +3,7 @@
 //! or input errors.
 
 pub mod render;
+pub mod repro;
 pub mod template;
 
 use clap::{Parser, Subcommand};

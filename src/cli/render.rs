@@ -45,6 +45,8 @@ pub struct RenderArgs {
     /// Left and right action delimiters.
     #[arg(long, num_args = 2, value_names = ["LEFT", "RIGHT"])]
     pub delims: Option<Vec<String>>,
+    #[command(flatten)]
+    pub repro: super::repro::ReproArgs,
 }
 
 fn fail_input(msg: String) -> i32 {
@@ -66,6 +68,10 @@ pub fn run(args: &RenderArgs) -> i32 {
         "helm4" => helm_registry(Flavor::Helm4),
         "helmfile" => helmfile_registry(),
         other => return fail_input(format!("unknown --funcs value {other:?}")),
+    };
+    let (seed, now) = match args.repro.resolve() {
+        Ok(r) => r,
+        Err(e) => return fail_input(e),
     };
     let name = args.template.display().to_string();
     let text = match std::fs::read_to_string(&args.template) {
@@ -93,7 +99,7 @@ pub fn run(args: &RenderArgs) -> i32 {
     let mut set = TemplateSet::new(&name, Arc::new(registry), options);
     let result = set
         .parse_source(&name, SourceFile::new(name.as_str(), text))
-        .and_then(|()| set.execute(&name, &data, &Host::default()));
+        .and_then(|()| set.execute(&name, &data, &Host::with(seed, now)));
     match result {
         Ok(mut out) => {
             if args.helm_strip_no_value {

@@ -16,7 +16,7 @@ use crate::chart::values::{ValueOptions, ValuesSource};
 use crate::chart::{ChartError, HelmVersion};
 use crate::source::Vfs;
 
-/// Flags of `helm template` (plus `--helm-version`, `--pretty-errors`, `--seed`).
+/// Flags of `helm template` (plus `--helm-version`, `--pretty-errors`, `--seed`, `--now`).
 #[derive(Args, Debug, Clone)]
 pub struct TemplateArgs {
     /// `[NAME] CHART`.
@@ -82,9 +82,8 @@ pub struct TemplateArgs {
     /// Show the template line of an error even when stderr is not a terminal.
     #[arg(long = "pretty-errors")]
     pub pretty_errors: bool,
-    /// Seed for random functions (randAlphaNum, genCA, ...).
-    #[arg(long = "seed", default_value_t = 0)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub repro: super::repro::ReproArgs,
 }
 
 impl TemplateArgs {
@@ -104,6 +103,7 @@ impl TemplateArgs {
         } else {
             HelmVersion::V3
         };
+        let (seed, now) = self.repro.resolve()?;
         let values = ValueOptions {
             files: self
                 .values
@@ -130,7 +130,8 @@ impl TemplateArgs {
                 skip_tests: self.skip_tests,
                 show_only: self.show_only.clone(),
                 skip_schema_validation: self.skip_schema_validation,
-                seed: self.seed,
+                seed,
+                now,
             },
             PathBuf::from(chart.trim()),
         ))

@@ -1,9 +1,9 @@
 //! Sprig's random family: `randAlphaNum`, `randAlpha`, `randNumeric`, `randAscii`,
 //! `randBytes`, `randInt`, `uuidv4` and `shuffle`.
 //!
-//! Every random draw comes from the render's seeded [`Host`] stream instead of the
-//! operating system, so the same seed renders the same bytes and a different seed
-//! different ones; the distributions and output shapes are Sprig's (uniform over the
+//! Every random draw comes from the render's [`Host`] stream: a fixed seed renders
+//! the same bytes every time (checks, diffs, `--seed`), a secret one (the default of
+//! `template`) is as unpredictable as Sprig's `crypto/rand`; the distributions and output shapes are Sprig's (uniform over the
 //! same alphabets, RFC 4122 version-4 UUIDs, standard base64 for `randBytes`), and
 //! so are the failure texts Go produces for impossible arguments.
 

@@ -427,6 +427,7 @@ impl Loader<'_> {
         let vals = final_env.merged_values();
         let data = TemplateData::for_state(final_env, &self.namespace, vals).into_value();
         Context::new(self.renv, base_dir, cwd, false)
+            .labeled(format!("state {id}"))
             .render(content, &data)
             .map_err(|f| template_error(*f.error))
     }
@@ -442,7 +443,10 @@ impl Loader<'_> {
     ) -> Option<Environment> {
         let init = Environment::merge(first.as_ref(), overrode)?;
         let data = TemplateData::for_state(init, &self.namespace, Map::new()).into_value();
-        let out = match Context::new(self.renv, base_dir, cwd, true).render(content, &data) {
+        let out = match Context::new(self.renv, base_dir, cwd, true)
+            .labeled(format!("state {id}"))
+            .render(content, &data)
+        {
             Ok(s) => s,
             Err(f) => match f.partial {
                 Some(p) => p,
@@ -780,7 +784,8 @@ impl Loader<'_> {
                             .cloned()
                             .unwrap_or_else(|| Environment::new(&self.env_name));
                         let data = TemplateData::for_state(env, "", Map::new()).into_value();
-                        let bytes = self.render_values_file(&f, &data, cwd).map_err(|e| {
+                        let bytes = self.render_values_file(&f, &data, cwd, "environment");
+                        let bytes = bytes.map_err(|e| {
                             e.wrap(format!("failed to load environment values file \"{f}\""))
                         })?;
                         let v = seams::decode_values(&bytes).map_err(|e| {
@@ -812,7 +817,15 @@ impl Loader<'_> {
 
     /// `FileRenderer.RenderToBytes`: `.gotmpl` files rendered (base path = the
     /// file's directory), others read as they are.
-    pub fn render_values_file(&self, f: &str, data: &Value, cwd: &Path) -> Result<String> {
+    /// Renders values file `f` (a `.gotmpl` one as a template) for `label` (what the
+    /// values are for: an environment, a release; see [`Context::labeled`]).
+    pub fn render_values_file(
+        &self,
+        f: &str,
+        data: &Value,
+        cwd: &Path,
+        label: &str,
+    ) -> Result<String> {
         let abs = paths::resolve(cwd, f);
         if f.rsplit('.').next() == Some("gotmpl") {
             let text = self.renv.vfs.read_to_string(&abs).map_err(|e| {
@@ -822,7 +835,7 @@ impl Loader<'_> {
                 )
                 .with_file(abs.clone())
             })?;
-            let ctx = Context::new(self.renv, &paths::dir(f), cwd, false);
+            let ctx = Context::new(self.renv, &paths::dir(f), cwd, false).labeled(label);
             ctx.render(&text, data).map_err(|fail| {
                 let mut e = template_error(*fail.error).with_file(abs.clone());
                 e.message = format!("failed to render [{f}], because of {}", e.message);

@@ -264,7 +264,13 @@ pub(crate) fn template_release(
         skip_tests: false,
         dependency_sources: input.chart_sources.clone(),
         vfs: input.render.vfs.clone(),
-        seed: input.render.seed,
+        // Each release's chart draws its own stream, as each `helm template` process
+        // does: two releases never render the same generated password or key.
+        seed: input
+            .render
+            .seed
+            .derive(&[b"chart", super::release::release_label(st, r).as_bytes()]),
+        now: input.render.now,
     };
     let stdout = seams::render_chart(&call)
         .map_err(|e| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone()));

@@ -194,6 +194,16 @@ fn info_of(r: &ReleaseSpec) -> ReleaseInfo {
 }
 
 /// The data release templates see.
+/// Names a release for its templates' random streams ([`Context::labeled`]): two
+/// releases never share one, and one release keeps its own through Helmfile's
+/// repeated renders.
+pub fn release_label(st: &HelmState, r: &ReleaseSpec) -> String {
+    format!(
+        "release {} {}/{}/{}",
+        st.file_path, r.kube_context, r.namespace, r.name
+    )
+}
+
 pub fn release_data(st: &HelmState, r: &ReleaseSpec) -> Value {
     TemplateData {
         environment: st.env.clone(),
@@ -406,7 +416,8 @@ pub fn execute_templates(renv: &RenderEnv, st: &mut HelmState) -> Result<()> {
         let mut done = None;
         for _ in 0..6 {
             let rd = Renderer {
-                ctx: Context::new(renv, &st.base_path, &st.cwd, false),
+                ctx: Context::new(renv, &st.base_path, &st.cwd, false)
+                    .labeled(release_label(st, &release)),
                 data: release_data(st, &prev),
                 release: release.name.clone(),
             };

@@ -205,8 +205,10 @@ pub struct ChartCall {
     /// Where remote dependencies missing from `charts/` are looked up.
     pub dependency_sources: super::charts::ChartSources,
     pub vfs: crate::source::Vfs,
-    /// Seed for the chart's random functions.
-    pub seed: u64,
+    /// Where the chart's random functions draw from.
+    pub seed: crate::template::Seed,
+    /// What the chart's `now` returns.
+    pub now: crate::template::Clock,
 }
 
 /// Renders a chart the way `helm template` (v3.15) prints it, returning stdout.
@@ -268,6 +270,7 @@ fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
         include_crds: call.include_crds,
         skip_tests: call.skip_tests,
         seed: call.seed,
+        now: call.now,
         ..RenderOptions::default()
     };
     let rendered = render(&chart, &opts, &call.vfs).map_err(|e| format!("Error: {}", e.message))?;

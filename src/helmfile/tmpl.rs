@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use super::paths;
 use super::seams::{self, MissingKey, TemplateCall, TemplateFailure};
 use crate::source::Vfs;
-use crate::template::{Host, Registry, Value};
+use crate::template::{Clock, Host, Registry, Seed, Value};
 
 /// Services a Helmfile render needs from its caller.
 #[derive(Clone, Debug)]
@@ -28,7 +28,10 @@ pub struct RenderEnv {
     pub allow_exec: bool,
     /// File functions refuse paths outside this directory (`None`: no limit).
     pub confine_to: Option<PathBuf>,
-    pub seed: u64,
+    /// Where random functions draw from.
+    pub seed: Seed,
+    /// What `now` returns.
+    pub now: Clock,
     /// `_*.tpl` helper files per directory, read once per render.
     pub helper_cache: HelperCache,
 }
@@ -43,7 +46,8 @@ impl Default for RenderEnv {
             env: Arc::new(BTreeMap::new()),
             allow_exec: false,
             confine_to: None,
-            seed: 0,
+            seed: Seed::default(),
+            now: Clock::FIXED,
             helper_cache: HelperCache::default(),
         }
     }
@@ -59,6 +63,8 @@ pub struct Context<'a> {
     /// The directory Helmfile's process would be in.
     pub cwd: PathBuf,
     pub pre_render: bool,
+    /// What is rendered, for its random stream ([`Context::labeled`]).
+    pub label: String,
 }
 
 fn final_registry() -> &'static Arc<Registry> {
@@ -82,7 +88,15 @@ impl<'a> Context<'a> {
             base_path: base_path.to_string(),
             cwd: cwd.to_path_buf(),
             pre_render,
+            label: String::new(),
         }
+    }
+
+    /// Names what this context renders (a state file, a release), so that its random
+    /// functions draw a stream of their own (see [`Seed::derive`]).
+    pub fn labeled(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
     }
 
     /// The absolute directory relative paths in templates resolve against.
@@ -90,8 +104,15 @@ impl<'a> Context<'a> {
         paths::resolve(&self.cwd, &self.base_path)
     }
 
-    pub fn host(&self) -> Host {
-        let mut h = Host::new(self.renv.seed);
+    /// The host for rendering `text`: its random stream is this context's and this
+    /// text's own.
+    pub fn host(&self, text: &str) -> Host {
+        let seed = self.renv.seed.derive(&[
+            self.label.as_bytes(),
+            self.base_path.as_bytes(),
+            text.as_bytes(),
+        ]);
+        let mut h = Host::with(seed, self.renv.now);
         h.env = self.renv.env.clone();
         h.vfs = self.renv.vfs.clone();
         h.base_dir = self.base_dir();
@@ -132,7 +153,7 @@ impl<'a> Context<'a> {
         if helpers.is_empty() && !text.contains("{{") {
             return Ok(text.to_string());
         }
-        let host = self.host();
+        let host = self.host(text);
         let registry = if self.pre_render {
             first_pass_registry()
         } else {
@@ -167,7 +188,8 @@ pub fn render_for_tpl(
         env: host.env.clone(),
         allow_exec: host.allow_exec,
         confine_to: host.confine_to.clone(),
-        seed: host.next_u64(),
+        seed: host.child_seed(),
+        now: host.clock(),
         helper_cache: HelperCache::default(),
     };
     let base = host.base_dir.display().to_string();

@@ -12,7 +12,7 @@ use super::error::{ErrorKind, HelmfileError, Result};
 use super::gomerge::merge_override;
 use super::load::{HelmState, Loader};
 use super::paths;
-use super::release::release_data;
+use super::release::{release_data, release_label};
 use super::seams;
 use super::spec::{ReleaseSpec, SetValue};
 use crate::template::{Map, Value};
@@ -69,7 +69,7 @@ fn value_files(
                     check_plain_secret(ld, st, &path)?;
                 }
                 let content = ld
-                    .render_values_file(&path, &data, &st.cwd)
+                    .render_values_file(&path, &data, &st.cwd, &release_label(st, r))
                     .map_err(|e| e.wrap(format!("failed to render values files \"{s}\"")))?;
                 out.push(ValuesFile {
                     origin: s.to_string(),

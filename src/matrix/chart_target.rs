@@ -166,6 +166,7 @@ fn render_chart(
             set_json: flags.set_json,
             ..ValueOptions::default()
         },
+        now: req.now,
         ..RenderOptions::default()
     };
 

@@ -113,6 +113,7 @@ impl Renderer for HelmfileRenderer {
             render: RenderEnv {
                 vfs: Vfs::with_overlays(overlay_files),
                 env: Arc::new(env),
+                now: req.now,
                 ..RenderEnv::default()
             },
             chart_sources: ChartSources::new(chart_sources.clone(), chart_dirs.clone()),

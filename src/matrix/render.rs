@@ -13,6 +13,7 @@ use serde_json::Value as Json;
 use super::config::{Config, Target};
 use super::expand::Cell;
 use super::model::{RenderError, RenderedCell};
+use crate::template::Clock;
 
 /// Everything a renderer needs to render one cell of one target.
 pub struct RenderRequest<'a> {
@@ -22,6 +23,9 @@ pub struct RenderRequest<'a> {
     pub values: Json,
     /// Paths in locations are shown relative to this directory.
     pub display_base: &'a Path,
+    /// What templates' `now` returns: the instant the run's rules are evaluated at,
+    /// so a certificate a chart generates and an expiry rule agree on the time.
+    pub now: Clock,
 }
 
 /// Renders cells of targets of one kind (`helmfile`, `chart` or `fixture`).
@@ -76,11 +80,13 @@ pub struct CellRef {
     pub cell: usize,
 }
 
-/// Renders the given cells in parallel; results come back in the order given.
+/// Renders the given cells in parallel, with `now` as every template's clock;
+/// results come back in the order given.
 pub fn render_cells(
     config: &Config,
     renderers: &Renderers,
     cells: &[CellRef],
+    now: Clock,
 ) -> Vec<RenderedCell> {
     cells
         .par_iter()
@@ -92,6 +98,7 @@ pub fn render_cells(
                 cell,
                 values: cell.input_values(&target.values),
                 display_base: &config.display_base,
+                now,
             };
             let mut rendered = match renderers.for_kind(target.kind.label()) {
                 Some(renderer) => renderer.render(&req),

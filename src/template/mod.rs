@@ -64,7 +64,7 @@ pub use error::{Error, ErrorKind, ErrorParts};
 pub use exec::{Emit, MAX_EXEC_DEPTH};
 pub use options::{LanguageLevel, MissingKey, Options};
 pub use registry::{
-    CallCtx, Engine, FuncDef, FuncError, FuncImpl, FuncResult, Host, Registry, Sig, Ty,
+    CallCtx, Clock, Engine, FuncDef, FuncError, FuncImpl, FuncResult, Host, Registry, Seed, Sig, Ty,
 };
 pub use set::{TemplateDef, TemplateSet};
 pub use value::{IntType, Kind, List, ListType, Map, MapType, Object, UintType, Value};

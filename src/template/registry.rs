@@ -289,19 +289,162 @@ impl Engine for NullEngine {
     }
 }
 
+/// Where a render's random functions (`randAlphaNum`, `genCA`, `uuidv4`, ...) draw from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Seed {
+    /// A reproducible stream: the same value renders the same bytes. Checks, diffs and
+    /// tests use it, and `--seed` asks for it.
+    Fixed(u64),
+    /// A cryptographic stream keyed by 32 secret bytes, as unpredictable as the
+    /// operating system's randomness that `helm template` uses: generated passwords
+    /// and keys must not repeat between users or runs.
+    Secret([u8; 32]),
+}
+
+impl Default for Seed {
+    fn default() -> Self {
+        Seed::Fixed(0)
+    }
+}
+
+impl Seed {
+    /// A secret seed from the operating system's random source.
+    pub fn from_os() -> Result<Seed, String> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).map_err(|e| format!("no random source: {e}"))?;
+        Ok(Seed::Secret(key))
+    }
+
+    /// The seed of one named part of a render (a release's chart, one state file),
+    /// unrelated to the seeds of other parts, yet the same every time that part is
+    /// rendered from this seed: parts render in any order or in parallel, a part
+    /// rendered twice (Helmfile's passes) agrees with itself, and a fixed seed stays
+    /// reproducible. A secret seed gives secret parts.
+    pub fn derive(&self, parts: &[&[u8]]) -> Seed {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        match self {
+            Seed::Fixed(n) => {
+                h.update(b"fixed");
+                h.update(n.to_le_bytes());
+            }
+            Seed::Secret(key) => {
+                h.update(b"secret");
+                h.update(key);
+            }
+        }
+        for p in parts {
+            // Length-prefixed, so that parts never run into each other.
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(p);
+        }
+        let d: [u8; 32] = h.finalize().into();
+        match self {
+            Seed::Fixed(_) => {
+                let mut n = [0u8; 8];
+                n.copy_from_slice(&d[..8]);
+                Seed::Fixed(u64::from_le_bytes(n))
+            }
+            Seed::Secret(_) => Seed::Secret(d),
+        }
+    }
+}
+
+/// The instant a render's `now` returns (and generated certificates start at).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Clock {
+    /// Unix seconds (UTC).
+    pub unix: i64,
+    pub nanos: u32,
+}
+
+impl Clock {
+    /// 2024-01-01T00:00:00Z: the default of reproducible renders.
+    pub const FIXED: Clock = Clock {
+        unix: 1_704_067_200,
+        nanos: 0,
+    };
+
+    /// The system clock now.
+    pub fn system() -> Clock {
+        match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => Clock {
+                unix: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+                nanos: d.subsec_nanos(),
+            },
+            // A clock before 1970: count back from the epoch.
+            Err(e) => {
+                let d = e.duration();
+                let (secs, nanos) = (d.as_secs() as i64, d.subsec_nanos());
+                if nanos == 0 {
+                    Clock {
+                        unix: -secs,
+                        nanos: 0,
+                    }
+                } else {
+                    Clock {
+                        unix: -secs - 1,
+                        nanos: 1_000_000_000 - nanos,
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::FIXED
+    }
+}
+
+/// A host's random stream: SplitMix64 for fixed seeds (cheap, and the stream every
+/// reproducible render and snapshot was made with), ChaCha20 for secret ones.
+#[derive(Debug)]
+enum Stream {
+    SplitMix(u64),
+    ChaCha(Box<rand_chacha::ChaCha20Rng>),
+}
+
+impl Stream {
+    fn new(seed: Seed) -> Stream {
+        use rand_core::SeedableRng;
+        match seed {
+            Seed::Fixed(s) => Stream::SplitMix(s ^ 0x9E37_79B9_7F4A_7C15),
+            Seed::Secret(key) => Stream::ChaCha(Box::new(rand_chacha::ChaCha20Rng::from_seed(key))),
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        match self {
+            Stream::SplitMix(s) => {
+                *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = *s;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^ (z >> 31)
+            }
+            Stream::ChaCha(rng) => {
+                use rand_core::Rng;
+                rng.next_u64()
+            }
+        }
+    }
+}
+
 /// What a context function receives.
 pub struct CallCtx<'a> {
     pub engine: &'a mut dyn Engine,
     pub host: &'a Host,
 }
 
-/// Services outside the template language, chosen by the caller so that renders are
-/// reproducible: a seeded random stream and a fixed clock instead of the real ones,
-/// the environment variables of the cell being rendered instead of the process's, and
-/// a read-only file view confined to a base directory.
+/// Services outside the template language, chosen by the caller: the random stream
+/// and clock (fixed for reproducible renders, secret and real for `template`), the
+/// environment variables of the cell being rendered instead of the process's, and a
+/// read-only file view confined to a base directory.
 #[derive(Debug)]
 pub struct Host {
-    rng: Mutex<u64>,
+    rng: Mutex<Stream>,
     /// The instant `now` returns, as Unix seconds and nanoseconds (UTC).
     pub now_unix: i64,
     pub now_nanos: u32,
@@ -334,10 +477,15 @@ impl Host {
     /// A host with the given random seed, the clock fixed at 2024-01-01T00:00:00Z, no
     /// environment variables and the real file system rooted at the working directory.
     pub fn new(seed: u64) -> Host {
+        Host::with(Seed::Fixed(seed), Clock::FIXED)
+    }
+
+    /// A host drawing from `seed` whose `now` is `clock`.
+    pub fn with(seed: Seed, clock: Clock) -> Host {
         Host {
-            rng: Mutex::new(seed ^ 0x9E37_79B9_7F4A_7C15),
-            now_unix: 1_704_067_200,
-            now_nanos: 0,
+            rng: Mutex::new(Stream::new(seed)),
+            now_unix: clock.unix,
+            now_nanos: clock.nanos,
             env: Arc::new(BTreeMap::new()),
             vfs: Vfs::real(),
             base_dir: PathBuf::from("."),
@@ -348,21 +496,41 @@ impl Host {
         }
     }
 
-    /// The next 64 random bits of the seeded stream (SplitMix64).
+    /// The next 64 random bits of the stream.
     pub fn next_u64(&self) -> u64 {
-        let mut s = self.rng.lock();
-        *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = *s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.rng.lock().next_u64()
     }
 
-    /// Fills `buf` from the seeded stream.
+    /// Fills `buf` from the stream.
     pub fn fill_bytes(&self, buf: &mut [u8]) {
+        let mut rng = self.rng.lock();
         for chunk in buf.chunks_mut(8) {
-            let r = self.next_u64().to_le_bytes();
+            let r = rng.next_u64().to_le_bytes();
             chunk.copy_from_slice(&r[..chunk.len()]);
+        }
+    }
+
+    /// A seed for a nested render (a Helmfile values template, a release's chart) that
+    /// is as reproducible, or as secret, as this host's own stream.
+    pub fn child_seed(&self) -> Seed {
+        let mut rng = self.rng.lock();
+        match &mut *rng {
+            Stream::SplitMix(_) => Seed::Fixed(rng.next_u64()),
+            Stream::ChaCha(_) => {
+                let mut s = [0u8; 32];
+                for chunk in s.chunks_mut(8) {
+                    chunk.copy_from_slice(&rng.next_u64().to_le_bytes());
+                }
+                Seed::Secret(s)
+            }
+        }
+    }
+
+    /// The instant `now` returns.
+    pub fn clock(&self) -> Clock {
+        Clock {
+            unix: self.now_unix,
+            nanos: self.now_nanos,
         }
     }
 
