@@ -175,3 +175,30 @@ fn plain_secrets_file_is_used_as_values() {
     let values: Vec<&str> = out.written.iter().map(|f| f.content.as_str()).collect();
     assert_eq!(values, ["password: plain\n"]);
 }
+
+/// vals references (`ref+vault://...`) are secrets helmfile fetches; stackproof reads
+/// nothing outside the stack, so it renders them as written and must say so, never
+/// silently.
+#[test]
+fn vals_references_are_reported() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test/helmfile/stack-vals");
+    let parsed = Wrapper::try_parse_from(["helmfile", "template"]).expect("flags");
+    let input = input_from_args(&parsed.args, &dir, BTreeMap::new()).expect("input");
+    let out = render_stack(&input);
+    assert_eq!(out.exit_code, 0, "{:?}", out.error.map(|e| e.message));
+    let warning = out
+        .warnings
+        .iter()
+        .find(|w| w.contains("vals references"))
+        .unwrap_or_else(|| panic!("no vals warning in {:?}", out.warnings));
+    for r in [
+        "ref+vault://secret/data/app#password",
+        "ref+echo://plain",
+        "ref+file://./secret.txt",
+        "ref+awssecrets://app/token",
+    ] {
+        assert!(warning.contains(r), "{r} missing from {warning}");
+    }
+    assert!(!warning.contains("href+x"), "{warning}");
+    assert!(warning.contains("release \"vals\""), "{warning}");
+}

@@ -20,7 +20,8 @@ use super::release::{apply_overrides, condition_enabled, execute_templates};
 use super::selector::{selector_labels, LabelFilter};
 use super::setvals::state_values_from_flags;
 use super::tmpl::RenderEnv;
-use super::values::{generate_values_files, merge_values_files, set_flags};
+use super::values::{generate_values_files, merge_values_files_go, set_flags};
+use crate::funcs::codec::yaml::{go_to_value_plain_keys, GoValue};
 use crate::template::Value;
 
 /// Which Helmfile command to run.
@@ -597,12 +598,13 @@ impl<'a> Runner<'a> {
                 continue;
             }
             self.record_values(st, index, i)?;
-            let merged = merge_values_files(&self.out.states[index].releases[i].values_files)?;
-            let content = super::seams::encode_yaml(&Value::Map(merged.clone()))
+            let merged = merge_values_files_go(&self.out.states[index].releases[i].values_files)?;
+            let merged = GoValue::Map(merged);
+            let content = super::seams::encode_go_yaml(&merged)
                 .map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))?;
             let path = super::output::output_file_path(st, &st.spec.releases[i], template)?;
             let rr = &mut self.out.states[index].releases[i];
-            rr.merged_values = Some(Value::Map(merged));
+            rr.merged_values = Some(go_to_value_plain_keys(merged));
             self.out.written.push(WrittenFile {
                 abs: paths::resolve(&st.cwd, &path),
                 path,

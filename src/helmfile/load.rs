@@ -135,7 +135,7 @@ fn missing_handler_id(h: Option<&str>) -> &str {
 }
 
 impl Loader<'_> {
-    fn warn(&self, msg: String) {
+    pub(super) fn warn(&self, msg: String) {
         self.warnings.borrow_mut().push(msg);
     }
 

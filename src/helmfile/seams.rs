@@ -183,6 +183,20 @@ pub fn encode_yaml(v: &Value) -> Result<String, YamlError> {
     yaml::encode_v2(v).map_err(|e| YamlError(e.message))
 }
 
+/// yaml.v2 `Unmarshal` of a values file into `map[string]interface{}`, with no key
+/// casting: nested maps keep typed keys (`404:`), as in Helmfile's `write-values`.
+pub fn decode_values_raw(text: &str) -> Result<yaml::GoMap, YamlError> {
+    match yaml::decode_raw(text, false, true).map_err(|e| YamlError(e.message))? {
+        yaml::GoValue::Map(m) => Ok(m),
+        _ => Ok(yaml::GoMap::new()),
+    }
+}
+
+/// `yaml.Marshal(v)` (yaml.v2) of a decoded Go value, typed keys kept.
+pub fn encode_go_yaml(v: &yaml::GoValue) -> Result<String, YamlError> {
+    yaml::encode_go(v).map_err(|e| YamlError(e.message))
+}
+
 /// What `helm template` needs for one release. Everything a render reads is here or
 /// on disk (which stackproof never writes), so equal calls print equal bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -9,12 +9,12 @@
 //! `--set name=value` with `{`, `}` and `,` backslash-escaped.
 
 use super::error::{ErrorKind, HelmfileError, Result};
-use super::gomerge::merge_override;
 use super::load::{HelmState, Loader};
 use super::paths;
 use super::release::{release_data, release_label};
 use super::seams;
 use super::spec::{ReleaseSpec, SetValue};
+use crate::funcs::codec::yaml::{go_to_value_plain_keys, GoMap, GoValue};
 use crate::template::{Map, Value};
 
 /// One generated values file.
@@ -121,7 +121,68 @@ pub fn generate_values_files(
 ) -> Result<Vec<ValuesFile>> {
     let mut files = value_files(ld, st, r, &r.values, "values")?;
     files.extend(value_files(ld, st, r, &r.secrets, "secrets")?);
+    let mut refs: Vec<&str> = Vec::new();
+    for text in files
+        .iter()
+        .map(|f| f.content.as_str())
+        .chain(r.set_values.iter().map(|s| s.value.as_str()))
+        .chain(
+            r.set_values
+                .iter()
+                .flat_map(|s| s.values.iter().map(String::as_str)),
+        )
+    {
+        for found in vals_refs(text) {
+            if !refs.contains(&found) {
+                refs.push(found);
+            }
+        }
+    }
+    if !refs.is_empty() {
+        // Helmfile hands these to vals, which fetches each secret (Vault, SOPS, cloud
+        // secret managers, files, ...). stackproof reads nothing outside the stack,
+        // so they stay as written; saying so keeps the difference from being silent.
+        ld.warn(format!(
+            "WARNING: release {:?} has values with vals references that stackproof leaves as written (helmfile would resolve them): {}",
+            r.name,
+            refs.join(", ")
+        ));
+    }
     Ok(files)
+}
+
+/// The vals references (`ref+SCHEME://...`, `secretref+...`) in `text`, as vals finds
+/// them: up to a space, a newline, a `+` or the end.
+fn vals_refs(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("ref+") {
+        let start = from + i;
+        from = start + 4;
+        let start = if text[..start].ends_with("secret") {
+            start - 6
+        } else {
+            start
+        };
+        let rest = &text[from..];
+        let scheme_len = rest
+            .find(|c: char| c == '+' || c == ':')
+            .unwrap_or(rest.len());
+        if !rest[scheme_len..].starts_with("://") {
+            continue;
+        }
+        let tail = &rest[scheme_len + 3..];
+        let body_len = tail
+            .find(|c: char| c == '+' || c == '\n' || c == ' ')
+            .unwrap_or(tail.len());
+        if body_len == 0 {
+            continue;
+        }
+        let end = from + scheme_len + 3 + body_len;
+        out.push(&text[start..end]);
+        from = end;
+    }
+    out
 }
 
 /// One `--set` or `--set-file` argument.
@@ -182,12 +243,13 @@ fn set_flag(st: &HelmState, sv: &SetValue) -> Option<SetArg> {
     }
 }
 
-/// `write-values`: every generated file decoded (yaml.v2) and merged with mergo's
-/// override semantics, in order.
-pub fn merge_values_files(files: &[ValuesFile]) -> Result<Map> {
-    let merged = Map::new();
+/// `write-values`: every generated file decoded (yaml.v2 into
+/// `map[string]interface{}`, nested maps keeping typed keys such as `404:`) and merged
+/// with mergo's override semantics, in order: what Helmfile writes.
+pub fn merge_values_files_go(files: &[ValuesFile]) -> Result<GoMap> {
+    let mut merged = GoMap::new();
     for f in files {
-        let v = seams::decode_values(&f.content).map_err(|e| {
+        let m = seams::decode_values_raw(&f.content).map_err(|e| {
             HelmfileError::new(
                 ErrorKind::Yaml,
                 format!(
@@ -196,16 +258,50 @@ pub fn merge_values_files(files: &[ValuesFile]) -> Result<Map> {
                 ),
             )
         })?;
-        if let Value::Map(m) = v {
-            merge_override(&merged, &m);
-        }
+        merge_override_go(&mut merged, m);
     }
     Ok(merged)
+}
+
+/// [`merge_values_files_go`] as template values, typed keys spelled as strings
+/// (`"404"`), for rules to read.
+pub fn merge_values_files(files: &[ValuesFile]) -> Result<Map> {
+    match go_to_value_plain_keys(GoValue::Map(merge_values_files_go(files)?)) {
+        Value::Map(m) => Ok(m),
+        _ => Ok(Map::new()),
+    }
+}
+
+/// `gomerge::merge_override` for decoded Go maps: nested maps merge in place,
+/// anything else overrides. (mergo's rule that an empty destination map is replaced
+/// changes nothing here: it stays empty only when the source map was empty too.)
+fn merge_override_go(dst: &mut GoMap, src: GoMap) {
+    for (key, sv) in src.into_entries() {
+        match (sv, dst.get_mut(&key)) {
+            (GoValue::Map(sm), Some(GoValue::Map(dm))) => merge_override_go(dm, sm),
+            (sv, _) => dst.insert(key, sv),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finds_vals_references_as_vals_does() {
+        assert_eq!(
+            vals_refs(
+                "a: ref+echo://foo/bar\nb: x ref+vault://p/q#k+ tail\nc: secretref+file://s.txt"
+            ),
+            [
+                "ref+echo://foo/bar",
+                "ref+vault://p/q#k",
+                "secretref+file://s.txt"
+            ]
+        );
+        assert!(vals_refs("href+x: no scheme\nref+echo:// \nref+nope").is_empty());
+    }
 
     #[test]
     fn set_escaping() {

@@ -185,6 +185,10 @@ impl GoMap {
         self.position(k).map(|i| &self.entries[i].1)
     }
 
+    pub fn get_mut(&mut self, k: &GoValue) -> Option<&mut GoValue> {
+        self.position(k).map(|i| &mut self.entries[i].1)
+    }
+
     pub fn contains_key(&self, k: &GoValue) -> bool {
         self.position(k).is_some()
     }

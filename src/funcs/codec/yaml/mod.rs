@@ -371,6 +371,30 @@ pub fn decode_raw(text: &str, strict: bool, string_map: bool) -> Result<GoValue,
     }
 }
 
+/// A decoded Go value as a template value, map keys spelled as Go's `%v` prints them
+/// (`404`, `true`): for reading values whose maps have typed keys, where the
+/// decoding modes above would refuse them.
+pub fn go_to_value_plain_keys(v: GoValue) -> Value {
+    match v {
+        GoValue::Nil => Value::Nil,
+        GoValue::Bool(b) => Value::Bool(b),
+        GoValue::Int(i) => Value::int(i),
+        GoValue::Uint(u) => Value::Uint(u, UintType::Uint64),
+        GoValue::Float(f) => Value::Float(f),
+        GoValue::Str(s) => Value::String(s.into()),
+        GoValue::Seq(items) => Value::List(List::new(
+            items.into_iter().map(go_to_value_plain_keys).collect(),
+        )),
+        GoValue::Map(m) => {
+            let out = Map::new();
+            for (k, v) in m.into_entries() {
+                out.insert(plain_key_text(&k), go_to_value_plain_keys(v));
+            }
+            Value::Map(out)
+        }
+    }
+}
+
 /// Decodes the first document of `text` as the selected program does.
 pub fn decode(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
     // The table keeps a private copy (maps are shared, mutable storage), and each
