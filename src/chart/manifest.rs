@@ -687,12 +687,10 @@ mod tests {
             cases.len()
         );
         assert!(docs.len() > 300, "{} fixture documents", docs.len());
-        // Both ways are taken often: the check is not vacuous either way.
-        assert!(
-            pruned > cases.len() / 4,
-            "{pruned} pruned of {}",
-            cases.len()
-        );
+        // Both ways are taken often: the check is not vacuous either way. (Counts, not
+        // shares: without the corpus, whose manifests mostly prune, the fixtures alone
+        // prune about a fifth.)
+        assert!(pruned > 3000, "{pruned} pruned of {}", cases.len());
         assert!(full > 1000, "{full} fell back of {}", cases.len());
     }
 

@@ -165,16 +165,12 @@ fn vals_refs(text: &str) -> Vec<&str> {
             start
         };
         let rest = &text[from..];
-        let scheme_len = rest
-            .find(|c: char| c == '+' || c == ':')
-            .unwrap_or(rest.len());
+        let scheme_len = rest.find(['+', ':']).unwrap_or(rest.len());
         if !rest[scheme_len..].starts_with("://") {
             continue;
         }
         let tail = &rest[scheme_len + 3..];
-        let body_len = tail
-            .find(|c: char| c == '+' || c == '\n' || c == ' ')
-            .unwrap_or(tail.len());
+        let body_len = tail.find(['+', '\n', ' ']).unwrap_or(tail.len());
         if body_len == 0 {
             continue;
         }
