@@ -54,6 +54,8 @@ pub struct StackInput {
     pub namespace: String,
     pub include_needs: bool,
     pub include_transitive_needs: bool,
+    /// `--skip-deps`: no `helm dependency build` on local charts.
+    pub skip_deps: bool,
     pub render: RenderEnv,
     pub chart_sources: ChartSources,
     pub command: Command,
@@ -72,6 +74,7 @@ impl Default for StackInput {
             namespace: String::new(),
             include_needs: false,
             include_transitive_needs: false,
+            skip_deps: false,
             render: RenderEnv::default(),
             chart_sources: ChartSources::default(),
             command: Command::Template {
@@ -475,6 +478,7 @@ impl<'a> Runner<'a> {
                     .at_release(r)
                 })?;
             }
+            self.prepare_charts(&mut st)?;
         }
         match self.input.command.clone() {
             Command::List { .. } => self.converge_list(&mut st, index),
@@ -485,6 +489,64 @@ impl<'a> Runner<'a> {
                 self.converge_template(scope, st, index, render_manifests)
             }
         }
+    }
+
+    /// The checks of Helmfile's chart preparation (`PrepareCharts`) that decide
+    /// success, over the selected releases that are installed: an OCI chart needs a
+    /// semver `version:` (every command that prepares charts, `list` included), and
+    /// `template` and `write-values` build each local chart's dependencies first
+    /// (`helm dependency build`, done in memory), so a broken `file://` dependency
+    /// fails them before any release renders.
+    fn prepare_charts(&self, st: &mut HelmState) -> Result<()> {
+        let marks = self.mark(st)?;
+        let chosen: Vec<usize> = marks
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| **m && st.spec.releases[*i].desired())
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &chosen {
+            let r = &st.spec.releases[i];
+            if super::charts::is_oci_chart(&r.chart, &st.spec.repositories)
+                && (r.version.is_empty() || r.version == "latest")
+            {
+                return Err(HelmfileError::new(
+                    ErrorKind::Chart,
+                    format!(
+                        "[release {:?}: the version for OCI charts should be semver compliant, the latest tag is not supported anymore for helm >= 3.8.0]",
+                        r.name
+                    ),
+                )
+                .at_release(r));
+            }
+        }
+        if matches!(self.input.command, Command::List { .. }) {
+            return Ok(());
+        }
+        for &i in &chosen {
+            let r = &st.spec.releases[i];
+            let Ok(resolved) = self.input.chart_sources.resolve(
+                &self.input.render.vfs,
+                &r.name,
+                &r.chart,
+                &st.cwd,
+                &r.version,
+            ) else {
+                // An unresolvable chart is reported when the release renders.
+                continue;
+            };
+            let Some(shown) = super::output::dependency_build(self.input, st, r, &resolved) else {
+                continue;
+            };
+            super::depbuild::build(&resolved.dir, &shown, &self.input.render.vfs).map_err(|e| {
+                HelmfileError::new(
+                    ErrorKind::Chart,
+                    format!("[building dependencies of local chart: {e}]"),
+                )
+                .with_file(resolved.dir.clone())
+            })?;
+        }
+        Ok(())
     }
 
     fn filter_by_selectors(&self, st: &mut HelmState) -> Result<Vec<usize>> {

@@ -146,6 +146,18 @@ pub fn is_local_chart(chart: &str) -> bool {
     chart.is_empty() || chart.starts_with('/') || !chart.contains('/') || (parts != 2 && parts != 3)
 }
 
+/// Helmfile's `IsOCIChart`: an `oci://` URL, or `repo/chart` whose repository is
+/// declared with `oci: true`.
+pub fn is_oci_chart(chart: &str, repositories: &[super::spec::RepositorySpec]) -> bool {
+    if chart.starts_with("oci://") {
+        return true;
+    }
+    let Some((repo, _)) = chart.split_once('/') else {
+        return false;
+    };
+    repositories.iter().any(|r| r.name == repo && r.oci)
+}
+
 /// The chart name a repository reference names (`repo/name` → `name`,
 /// `oci://host/path/name` → `name`).
 pub fn chart_name_of(reference: &str) -> &str {

@@ -262,6 +262,7 @@ pub(crate) fn template_release(
         api_versions,
         include_crds: false,
         skip_tests: false,
+        build_deps: dependency_build(input, st, r, &resolved),
         dependency_sources: input.chart_sources.clone(),
         vfs: input.render.vfs.clone(),
         // Each release's chart draws its own stream, as each `helm template` process
@@ -279,6 +280,31 @@ pub(crate) fn template_release(
         chart_source: Some(resolved),
         note,
     }
+}
+
+/// Whether Helmfile runs `helm dependency build` on this release's chart, and if so
+/// the chart path it passes (`normalizeChart`: the state's base path joined with
+/// the chart, absolute paths unchanged). Helmfile builds local chart directories
+/// only, unless `--skip-deps`, `skipDeps:` of the release, or (when the release
+/// does not say) `helmDefaults.skipDeps` turns it off.
+pub(crate) fn dependency_build(
+    input: &StackInput,
+    st: &HelmState,
+    r: &ReleaseSpec,
+    resolved: &super::charts::ResolvedChart,
+) -> Option<String> {
+    let skip = input.skip_deps || r.skip_deps.unwrap_or(st.spec.helm_defaults.skip_deps);
+    if skip
+        || resolved.origin != super::charts::ChartOrigin::LocalPath
+        || !input.render.vfs.is_dir(&resolved.dir)
+    {
+        return None;
+    }
+    Some(if r.chart.starts_with('/') {
+        r.chart.clone()
+    } else {
+        paths::join(&[&st.base_path, &r.chart])
+    })
 }
 
 /// What `helm template` gave for one release.
