@@ -731,6 +731,21 @@ impl<'a> Runner<'a> {
         }
         let second = dag::plan(&nodes, &ids(&to_render), opts).map_err(needs_err)?;
         let order: Vec<usize> = second.into_iter().flatten().collect();
+        if render {
+            for &i in &order {
+                let r = &st.spec.releases[i];
+                if let Some((field, why)) = super::output::unapplied_feature(&st, r) {
+                    return Err(HelmfileError::new(
+                        ErrorKind::Other,
+                        format!(
+                            "release {:?}: {field} is set, which stackproof cannot apply natively ({why}); refusing to print manifests that would differ",
+                            r.name
+                        ),
+                    )
+                    .at_release(r));
+                }
+            }
+        }
         // `TemplateReleases`: every release's flags are prepared, errors collected;
         // helm runs only while no error has happened yet. Flags are prepared in
         // order first; the charts of releases helm could reach then render on the

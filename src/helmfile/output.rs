@@ -307,6 +307,51 @@ pub(crate) fn dependency_build(
     })
 }
 
+/// The first release feature set on `r` that changes Helmfile's `template` output
+/// but that stackproof does not apply, named by its field. Helmfile runs a
+/// post-renderer program on helm's output, and turns a chart with `jsonPatches`,
+/// `strategicMergePatches`, `transformers`, adhoc `dependencies:` or
+/// `forceNamespace` into a new chart (chartify, kustomize) before rendering it.
+/// Rendering the plain chart instead would print different manifests with success,
+/// so such a release must fail instead. `list` and `write-values` do not use them.
+pub(crate) fn unapplied_feature(st: &HelmState, r: &ReleaseSpec) -> Option<(&'static str, String)> {
+    if let Some(p) = r.post_renderer.as_deref().filter(|p| !p.is_empty()) {
+        return Some((
+            "postRenderer",
+            format!("Helmfile would pipe the rendered manifests through {p:?}"),
+        ));
+    }
+    if r.post_renderer.is_none() {
+        if let Some(p) = st
+            .spec
+            .helm_defaults
+            .other
+            .get("postRenderer")
+            .and_then(|v| v.as_str().map(str::to_string))
+            .filter(|p| !p.is_empty())
+        {
+            return Some((
+                "helmDefaults.postRenderer",
+                format!("Helmfile would pipe the rendered manifests through {p:?}"),
+            ));
+        }
+    }
+    let chartify = "Helmfile would rewrite the chart with chartify before rendering it";
+    let lists = [
+        ("jsonPatches", r.json_patches.len()),
+        ("strategicMergePatches", r.strategic_merge_patches.len()),
+        ("transformers", r.transformers.len()),
+        ("dependencies", r.dependencies.len()),
+    ];
+    if let Some((field, _)) = lists.iter().find(|(_, n)| *n > 0) {
+        return Some((field, chartify.to_string()));
+    }
+    if !r.force_namespace.is_empty() {
+        return Some(("forceNamespace", chartify.to_string()));
+    }
+    None
+}
+
 /// What `helm template` gave for one release.
 pub(crate) struct TemplatedRelease {
     pub stdout: Result<String>,
