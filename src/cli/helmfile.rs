@@ -126,9 +126,8 @@ pub fn input_from_args(
     );
     let skip_deps = match &args.command {
         HelmfileCommand::List { .. } => false,
-        HelmfileCommand::WriteValues { skip_deps, .. } | HelmfileCommand::Template { skip_deps, .. } => {
-            *skip_deps
-        }
+        HelmfileCommand::WriteValues { skip_deps, .. }
+        | HelmfileCommand::Template { skip_deps, .. } => *skip_deps,
     };
     let (command, include_needs, include_transitive_needs) = match &args.command {
         HelmfileCommand::List {

@@ -108,6 +108,9 @@ pub const EXIT_NO_MATCH: i32 = 3;
 struct Runner<'a> {
     input: &'a StackInput,
     warnings: RefCell<Vec<String>>,
+    /// Every local chart directory whose dependencies were built so far (see
+    /// [`HelmState::built_charts`]).
+    built_charts: RefCell<BTreeMap<PathBuf, String>>,
     out: StackRender,
     listed: Vec<ListedRelease>,
     /// States whose charts are rendering while later states load (see [`Pending`]).
@@ -166,6 +169,7 @@ pub fn render_stack(input: &StackInput) -> StackRender {
     let mut r = Runner {
         input,
         warnings: RefCell::new(Vec::new()),
+        built_charts: RefCell::new(BTreeMap::new()),
         out: StackRender::default(),
         listed: Vec::new(),
         pending: Vec::new(),
@@ -498,6 +502,8 @@ impl<'a> Runner<'a> {
     /// (`helm dependency build`, done in memory), so a broken `file://` dependency
     /// fails them before any release renders.
     fn prepare_charts(&self, st: &mut HelmState) -> Result<()> {
+        // Builds of earlier states are on disk when this state renders.
+        st.built_charts = self.built_charts.borrow().clone();
         let marks = self.mark(st)?;
         let chosen: Vec<usize> = marks
             .iter()
@@ -523,8 +529,12 @@ impl<'a> Runner<'a> {
         if matches!(self.input.command, Command::List { .. }) {
             return Ok(());
         }
+        let mut built = Vec::new();
         for &i in &chosen {
             let r = &st.spec.releases[i];
+            if self.input.skip_deps || r.skip_deps.unwrap_or(st.spec.helm_defaults.skip_deps) {
+                continue;
+            }
             let Ok(resolved) = self.input.chart_sources.resolve(
                 &self.input.render.vfs,
                 &r.name,
@@ -545,6 +555,13 @@ impl<'a> Runner<'a> {
                 )
                 .with_file(resolved.dir.clone())
             })?;
+            built.push((resolved.dir, shown));
+        }
+        for (dir, shown) in built {
+            self.built_charts
+                .borrow_mut()
+                .insert(dir.clone(), shown.clone());
+            st.built_charts.insert(dir, shown);
         }
         Ok(())
     }

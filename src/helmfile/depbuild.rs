@@ -71,9 +71,8 @@ fn build_uncached(dir: &Path, shown: &str, vfs: &Vfs) -> Result<Arc<Chart>, Stri
     for dep in &locked {
         if dep.repository.is_empty() {
             let shown_dir = paths::join(&[shown, "charts", &dep.name]);
-            let sub = Chart::load(&dir.join("charts").join(&dep.name), vfs).map_err(|e| {
-                format!("Error: unable to load chart '{shown_dir}': {}", e.message)
-            })?;
+            let sub = Chart::load(&dir.join("charts").join(&dep.name), vfs)
+                .map_err(|e| format!("Error: unable to load chart '{shown_dir}': {}", e.message))?;
             let constraint = Constraints::parse(&dep.version, lib).map_err(|e| {
                 format!(
                     "Error: dependency {} has an invalid version/constraint format: {e}",
@@ -230,7 +229,10 @@ fn lock_entries(lock: &Value) -> Vec<Locked> {
             .unwrap_or_default()
     };
     lock.get("dependencies")
-        .and_then(|d| d.as_list().map(|items| items.iter().cloned().collect::<Vec<_>>()))
+        .and_then(|d| {
+            d.as_list()
+                .map(|items| items.iter().cloned().collect::<Vec<_>>())
+        })
         .unwrap_or_default()
         .iter()
         .map(|it| Locked {
@@ -269,7 +271,7 @@ fn hash_requirements(reqs: &[Dependency], locked: &[Locked]) -> String {
         }
         if !d.import_values.is_empty() {
             let iv = crate::funcs::codec::yaml::go_json(&Value::list(d.import_values.clone()))
-            .unwrap_or_default();
+                .unwrap_or_default();
             out.push_str(&format!(",\"import-values\":{iv}"));
         }
         if !d.alias.is_empty() {
@@ -292,4 +294,48 @@ fn hash_requirements(reqs: &[Dependency], locked: &[Locked]) -> String {
     let sum = Sha256::digest(out.as_bytes());
     let hex: String = sum.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dep(name: &str, version: &str, repo: &str) -> Dependency {
+        Dependency {
+            name: name.into(),
+            version: version.into(),
+            repository: repo.into(),
+            ..Dependency::default()
+        }
+    }
+
+    /// The digest helm 3.15 wrote into the Chart.lock of an umbrella chart with two
+    /// aliased file:// dependencies (one a `>=` range, escaped as Go does) and one
+    /// with import-values.
+    #[test]
+    fn lock_digest_matches_helm() {
+        let mut first = dep("libdep", ">=0.1.0", "file://../libdep");
+        first.alias = "first".into();
+        let mut second = dep("libdep", "0.1.0", "file://../libdep");
+        second.alias = "second".into();
+        second.condition = "second.enabled".into();
+        second.tags = vec!["extra".into()];
+        let mut echo = dep("echo", "0.1.0", "file://../echo");
+        let iv = crate::template::Map::new();
+        iv.insert("child", Value::from("image"));
+        iv.insert("parent", Value::from("importedImage"));
+        echo.import_values = vec![Value::Map(iv)];
+        let locked = |name: &str| Locked {
+            name: name.into(),
+            version: "0.1.0".into(),
+            repository: format!("file://../{name}"),
+        };
+        assert_eq!(
+            hash_requirements(
+                &[first, second, echo],
+                &[locked("libdep"), locked("libdep"), locked("echo")]
+            ),
+            "sha256:0167c5a1d01c289ba7d9130cc9fbd96020ee36663ea644b8fb12f0c59774b0a3"
+        );
+    }
 }

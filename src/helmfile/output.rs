@@ -286,7 +286,9 @@ pub(crate) fn template_release(
 /// the chart path it passes (`normalizeChart`: the state's base path joined with
 /// the chart, absolute paths unchanged). Helmfile builds local chart directories
 /// only, unless `--skip-deps`, `skipDeps:` of the release, or (when the release
-/// does not say) `helmDefaults.skipDeps` turns it off.
+/// does not say) `helmDefaults.skipDeps` turns it off; a release that skips still
+/// sees the dependencies an earlier build of the same chart wrote (see
+/// [`HelmState::built_charts`]).
 pub(crate) fn dependency_build(
     input: &StackInput,
     st: &HelmState,
@@ -294,11 +296,13 @@ pub(crate) fn dependency_build(
     resolved: &super::charts::ResolvedChart,
 ) -> Option<String> {
     let skip = input.skip_deps || r.skip_deps.unwrap_or(st.spec.helm_defaults.skip_deps);
-    if skip
-        || resolved.origin != super::charts::ChartOrigin::LocalPath
+    if resolved.origin != super::charts::ChartOrigin::LocalPath
         || !input.render.vfs.is_dir(&resolved.dir)
     {
         return None;
+    }
+    if skip {
+        return st.built_charts.get(&resolved.dir).cloned();
     }
     Some(if r.chart.starts_with('/') {
         r.chart.clone()
@@ -321,20 +325,19 @@ pub(crate) fn unapplied_feature(st: &HelmState, r: &ReleaseSpec) -> Option<(&'st
             format!("Helmfile would pipe the rendered manifests through {p:?}"),
         ));
     }
-    if r.post_renderer.is_none() {
-        if let Some(p) = st
-            .spec
-            .helm_defaults
-            .other
-            .get("postRenderer")
-            .and_then(|v| v.as_str().map(str::to_string))
-            .filter(|p| !p.is_empty())
-        {
-            return Some((
-                "helmDefaults.postRenderer",
-                format!("Helmfile would pipe the rendered manifests through {p:?}"),
-            ));
-        }
+    // An empty release value falls back to helmDefaults, as in Helmfile.
+    if let Some(p) = st
+        .spec
+        .helm_defaults
+        .other
+        .get("postRenderer")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .filter(|p| !p.is_empty())
+    {
+        return Some((
+            "helmDefaults.postRenderer",
+            format!("Helmfile would pipe the rendered manifests through {p:?}"),
+        ));
     }
     let chartify = "Helmfile would rewrite the chart with chartify before rendering it";
     let lists = [
