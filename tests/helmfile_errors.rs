@@ -202,3 +202,56 @@ fn vals_references_are_reported() {
     assert!(!warning.contains("href+x"), "{warning}");
     assert!(warning.contains("release \"vals\""), "{warning}");
 }
+
+/// Release features whose effect on `template` output stackproof does not
+/// reproduce (a post-renderer program; chartify's patches, transformers, adhoc
+/// dependencies and forced namespace) fail `template` with the release, the field
+/// and the state file's line, instead of printing the unmodified chart with success.
+/// `list` and `write-values`, whose output they do not change, still succeed.
+#[test]
+fn unapplied_release_features_fail_template() {
+    let cases = [
+        ("post-renderer.yaml", "pr", "postRenderer", 3),
+        (
+            "post-renderer-defaults.yaml",
+            "prd",
+            "helmDefaults.postRenderer",
+            5,
+        ),
+        ("json-patches.yaml", "jp", "jsonPatches", 2),
+        (
+            "strategic-merge-patches.yaml",
+            "smp",
+            "strategicMergePatches",
+            2,
+        ),
+        ("transformers.yaml", "tr", "transformers", 2),
+        ("adhoc-dependencies.yaml", "dep", "dependencies", 2),
+        ("force-namespace.yaml", "fns", "forceNamespace", 2),
+    ];
+    for (file, release, field, line) in cases {
+        let (code, text) = run(&format!("-f unapplied/{file} template"));
+        assert_eq!(code, 1, "{file}: {text}");
+        let first = text.lines().next().unwrap_or_default();
+        let want = format!(
+            "in unapplied/{file}: release {release:?}: {field} is set, which stackproof cannot apply natively ("
+        );
+        assert!(
+            first.starts_with(&want),
+            "{file}: want {want:?}, got {first:?}"
+        );
+        assert!(
+            first.ends_with("); refusing to print manifests that would differ"),
+            "{file}: {first}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l == format!("  --> unapplied/{file}:{line}")),
+            "{file}: no location line in\n{text}"
+        );
+        for cmd in ["list", "write-values"] {
+            let (code, text) = run(&format!("-f unapplied/{file} {cmd}"));
+            assert_eq!((code, text.as_str()), (0, ""), "{file} {cmd}");
+        }
+    }
+}

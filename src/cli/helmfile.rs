@@ -84,13 +84,13 @@ pub enum HelmfileCommand {
         /// Go template for the output path (`{{ .Release.Name }}` etc.).
         #[arg(long = "output-file-template", default_value = "")]
         output_file_template: String,
-        /// Accepted for compatibility.
+        /// Do not build local charts' dependencies (`helm dependency build`).
         #[arg(long = "skip-deps")]
         skip_deps: bool,
     },
     /// Render every release with its chart.
     Template {
-        /// Accepted for compatibility.
+        /// Do not build local charts' dependencies (`helm dependency build`).
         #[arg(long = "skip-deps")]
         skip_deps: bool,
         /// Include direct needs of selected releases.
@@ -124,6 +124,11 @@ pub fn input_from_args(
             .map(|d| working_dir.join(d))
             .collect(),
     );
+    let skip_deps = match &args.command {
+        HelmfileCommand::List { .. } => false,
+        HelmfileCommand::WriteValues { skip_deps, .. }
+        | HelmfileCommand::Template { skip_deps, .. } => *skip_deps,
+    };
     let (command, include_needs, include_transitive_needs) = match &args.command {
         HelmfileCommand::List {
             output,
@@ -179,6 +184,7 @@ pub fn input_from_args(
         namespace: args.namespace.clone(),
         include_needs,
         include_transitive_needs,
+        skip_deps,
         render: RenderEnv {
             vfs: crate::source::Vfs::with_overlays(overlays),
             env: Arc::new(env),

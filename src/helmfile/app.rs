@@ -55,6 +55,8 @@ pub struct StackInput {
     pub namespace: String,
     pub include_needs: bool,
     pub include_transitive_needs: bool,
+    /// `--skip-deps`: no `helm dependency build` on local charts.
+    pub skip_deps: bool,
     pub render: RenderEnv,
     pub chart_sources: ChartSources,
     pub command: Command,
@@ -73,6 +75,7 @@ impl Default for StackInput {
             namespace: String::new(),
             include_needs: false,
             include_transitive_needs: false,
+            skip_deps: false,
             render: RenderEnv::default(),
             chart_sources: ChartSources::default(),
             command: Command::Template {
@@ -106,6 +109,9 @@ pub const EXIT_NO_MATCH: i32 = 3;
 struct Runner<'a> {
     input: &'a StackInput,
     warnings: RefCell<Vec<String>>,
+    /// Every local chart directory whose dependencies were built so far (see
+    /// [`HelmState::built_charts`]).
+    built_charts: RefCell<BTreeMap<PathBuf, String>>,
     out: StackRender,
     listed: Vec<ListedRelease>,
     /// States whose charts are rendering while later states load (see [`Pending`]).
@@ -164,6 +170,7 @@ pub fn render_stack(input: &StackInput) -> StackRender {
     let mut r = Runner {
         input,
         warnings: RefCell::new(Vec::new()),
+        built_charts: RefCell::new(BTreeMap::new()),
         out: StackRender::default(),
         listed: Vec::new(),
         pending: Vec::new(),
@@ -476,6 +483,7 @@ impl<'a> Runner<'a> {
                     .at_release(r)
                 })?;
             }
+            self.prepare_charts(&mut st)?;
         }
         match self.input.command.clone() {
             Command::List { .. } => self.converge_list(&mut st, index),
@@ -486,6 +494,77 @@ impl<'a> Runner<'a> {
                 self.converge_template(scope, st, index, render_manifests)
             }
         }
+    }
+
+    /// The checks of Helmfile's chart preparation (`PrepareCharts`) that decide
+    /// success, over the selected releases that are installed: an OCI chart needs a
+    /// semver `version:` (every command that prepares charts, `list` included), and
+    /// `template` and `write-values` build each local chart's dependencies first
+    /// (`helm dependency build`, done in memory), so a broken `file://` dependency
+    /// fails them before any release renders.
+    fn prepare_charts(&self, st: &mut HelmState) -> Result<()> {
+        // Builds of earlier states are on disk when this state renders.
+        st.built_charts = self.built_charts.borrow().clone();
+        let marks = self.mark(st)?;
+        let chosen: Vec<usize> = marks
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| **m && st.spec.releases[*i].desired())
+            .map(|(i, _)| i)
+            .collect();
+        for &i in &chosen {
+            let r = &st.spec.releases[i];
+            if super::charts::is_oci_chart(&r.chart, &st.spec.repositories)
+                && (r.version.is_empty() || r.version == "latest")
+            {
+                return Err(HelmfileError::new(
+                    ErrorKind::Chart,
+                    format!(
+                        "[release {:?}: the version for OCI charts should be semver compliant, the latest tag is not supported anymore for helm >= 3.8.0]",
+                        r.name
+                    ),
+                )
+                .at_release(r));
+            }
+        }
+        if matches!(self.input.command, Command::List { .. }) {
+            return Ok(());
+        }
+        let mut built = Vec::new();
+        for &i in &chosen {
+            let r = &st.spec.releases[i];
+            if self.input.skip_deps || r.skip_deps.unwrap_or(st.spec.helm_defaults.skip_deps) {
+                continue;
+            }
+            let Ok(resolved) = self.input.chart_sources.resolve(
+                &self.input.render.vfs,
+                &r.name,
+                &r.chart,
+                &st.cwd,
+                &r.version,
+            ) else {
+                // An unresolvable chart is reported when the release renders.
+                continue;
+            };
+            let Some(shown) = super::output::dependency_build(self.input, st, r, &resolved) else {
+                continue;
+            };
+            super::depbuild::build(&resolved.dir, &shown, &self.input.render.vfs).map_err(|e| {
+                HelmfileError::new(
+                    ErrorKind::Chart,
+                    format!("[building dependencies of local chart: {e}]"),
+                )
+                .with_file(resolved.dir.clone())
+            })?;
+            built.push((resolved.dir, shown));
+        }
+        for (dir, shown) in built {
+            self.built_charts
+                .borrow_mut()
+                .insert(dir.clone(), shown.clone());
+            st.built_charts.insert(dir, shown);
+        }
+        Ok(())
     }
 
     fn filter_by_selectors(&self, st: &mut HelmState) -> Result<Vec<usize>> {
@@ -671,6 +750,21 @@ impl<'a> Runner<'a> {
         }
         let second = dag::plan(&nodes, &ids(&to_render), opts).map_err(needs_err)?;
         let order: Vec<usize> = second.into_iter().flatten().collect();
+        if render {
+            for &i in &order {
+                let r = &st.spec.releases[i];
+                if let Some((field, why)) = super::output::unapplied_feature(&st, r) {
+                    return Err(HelmfileError::new(
+                        ErrorKind::Other,
+                        format!(
+                            "release {:?}: {field} is set, which stackproof cannot apply natively ({why}); refusing to print manifests that would differ",
+                            r.name
+                        ),
+                    )
+                    .at_release(r));
+                }
+            }
+        }
         // `TemplateReleases`: every release's flags are prepared, errors collected;
         // helm runs only while no error has happened yet. Flags are prepared in
         // order first; the charts of releases helm could reach then render on the

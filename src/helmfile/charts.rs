@@ -110,6 +110,12 @@ pub enum ChartSourceError {
         found: String,
         dir: String,
     },
+    #[error("chart {chart:?} (release {release:?}): Error: {message}")]
+    BadArchive {
+        release: String,
+        chart: String,
+        message: String,
+    },
     #[error("chart {chart:?} (release {release:?}): {dir} has no readable Chart.yaml")]
     NoChartYaml {
         release: String,
@@ -144,6 +150,18 @@ pub fn is_local_chart(chart: &str) -> bool {
     }
     let parts = chart.split('/').count();
     chart.is_empty() || chart.starts_with('/') || !chart.contains('/') || (parts != 2 && parts != 3)
+}
+
+/// Helmfile's `IsOCIChart`: an `oci://` URL, or `repo/chart` whose repository is
+/// declared with `oci: true`.
+pub fn is_oci_chart(chart: &str, repositories: &[super::spec::RepositorySpec]) -> bool {
+    if chart.starts_with("oci://") {
+        return true;
+    }
+    let Some((repo, _)) = chart.split_once('/') else {
+        return false;
+    };
+    repositories.iter().any(|r| r.name == repo && r.oci)
 }
 
 /// The chart name a repository reference names (`repo/name` → `name`,
@@ -248,6 +266,24 @@ impl ChartSources {
     ) -> Result<ResolvedChart, ChartSourceError> {
         if is_local_chart(chart) {
             let dir = super::paths::normalize(&base_dir.join(chart));
+            if vfs.is_file(&dir) {
+                // A packaged chart (`helm package` output): helm template loads the
+                // archive itself; its name and version come from its Chart.yaml.
+                let c = crate::chart::Chart::load(&dir, vfs).map_err(|e| {
+                    ChartSourceError::BadArchive {
+                        release: release.into(),
+                        chart: chart.into(),
+                        message: e.message,
+                    }
+                })?;
+                return Ok(ResolvedChart {
+                    name: c.metadata.name.clone(),
+                    tree_version: c.metadata.version.clone(),
+                    dir,
+                    origin: ChartOrigin::LocalPath,
+                    stamped_version: None,
+                });
+            }
             let text = vfs.read_to_string(&dir.join("Chart.yaml")).map_err(|_| {
                 ChartSourceError::NoChartYaml {
                     release: release.into(),

@@ -14,6 +14,7 @@
 //! directory Helmfile would have changed into; see [`super::paths`].
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::env::{Environment, TemplateData};
@@ -51,6 +52,12 @@ pub struct HelmState {
     pub orig_releases: Vec<ReleaseSpec>,
     pub selectors: Vec<String>,
     pub parts: Vec<RenderedPart>,
+    /// Local chart directories whose dependencies the run has built by the time
+    /// this state renders (this state's own builds included), with the chart path
+    /// helm was given. Helmfile's build rewrites `charts/` on disk, so a release
+    /// that skips deps still renders the rebuilt dependencies when another release
+    /// built the same chart first.
+    pub built_charts: BTreeMap<PathBuf, String>,
 }
 
 impl std::fmt::Debug for HelmState {
@@ -75,6 +82,7 @@ impl HelmState {
             orig_releases: Vec::new(),
             selectors: Vec::new(),
             parts: Vec::new(),
+            built_charts: BTreeMap::new(),
         }
     }
 

@@ -21,6 +21,7 @@
 pub mod app;
 pub mod charts;
 pub mod dag;
+pub mod depbuild;
 pub mod env;
 pub mod error;
 pub mod gomerge;

@@ -262,6 +262,7 @@ pub(crate) fn template_release(
         api_versions,
         include_crds: false,
         skip_tests: false,
+        build_deps: dependency_build(input, st, r, &resolved),
         dependency_sources: input.chart_sources.clone(),
         vfs: input.render.vfs.clone(),
         // Each release's chart draws its own stream, as each `helm template` process
@@ -279,6 +280,79 @@ pub(crate) fn template_release(
         chart_source: Some(resolved),
         note,
     }
+}
+
+/// Whether Helmfile runs `helm dependency build` on this release's chart, and if so
+/// the chart path it passes (`normalizeChart`: the state's base path joined with
+/// the chart, absolute paths unchanged). Helmfile builds local chart directories
+/// only, unless `--skip-deps`, `skipDeps:` of the release, or (when the release
+/// does not say) `helmDefaults.skipDeps` turns it off; a release that skips still
+/// sees the dependencies an earlier build of the same chart wrote (see
+/// [`HelmState::built_charts`]).
+pub(crate) fn dependency_build(
+    input: &StackInput,
+    st: &HelmState,
+    r: &ReleaseSpec,
+    resolved: &super::charts::ResolvedChart,
+) -> Option<String> {
+    let skip = input.skip_deps || r.skip_deps.unwrap_or(st.spec.helm_defaults.skip_deps);
+    if resolved.origin != super::charts::ChartOrigin::LocalPath
+        || !input.render.vfs.is_dir(&resolved.dir)
+    {
+        return None;
+    }
+    if skip {
+        return st.built_charts.get(&resolved.dir).cloned();
+    }
+    Some(if r.chart.starts_with('/') {
+        r.chart.clone()
+    } else {
+        paths::join(&[&st.base_path, &r.chart])
+    })
+}
+
+/// The first release feature set on `r` that changes Helmfile's `template` output
+/// but that stackproof does not apply, named by its field. Helmfile runs a
+/// post-renderer program on helm's output, and turns a chart with `jsonPatches`,
+/// `strategicMergePatches`, `transformers`, adhoc `dependencies:` or
+/// `forceNamespace` into a new chart (chartify, kustomize) before rendering it.
+/// Rendering the plain chart instead would print different manifests with success,
+/// so such a release must fail instead. `list` and `write-values` do not use them.
+pub(crate) fn unapplied_feature(st: &HelmState, r: &ReleaseSpec) -> Option<(&'static str, String)> {
+    if let Some(p) = r.post_renderer.as_deref().filter(|p| !p.is_empty()) {
+        return Some((
+            "postRenderer",
+            format!("Helmfile would pipe the rendered manifests through {p:?}"),
+        ));
+    }
+    // An empty release value falls back to helmDefaults, as in Helmfile.
+    if let Some(p) = st
+        .spec
+        .helm_defaults
+        .other
+        .get("postRenderer")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .filter(|p| !p.is_empty())
+    {
+        return Some((
+            "helmDefaults.postRenderer",
+            format!("Helmfile would pipe the rendered manifests through {p:?}"),
+        ));
+    }
+    let chartify = "Helmfile would rewrite the chart with chartify before rendering it";
+    let lists = [
+        ("jsonPatches", r.json_patches.len()),
+        ("strategicMergePatches", r.strategic_merge_patches.len()),
+        ("transformers", r.transformers.len()),
+        ("dependencies", r.dependencies.len()),
+    ];
+    if let Some((field, _)) = lists.iter().find(|(_, n)| *n > 0) {
+        return Some((field, chartify.to_string()));
+    }
+    if !r.force_namespace.is_empty() {
+        return Some(("forceNamespace", chartify.to_string()));
+    }
+    None
 }
 
 /// What `helm template` gave for one release.

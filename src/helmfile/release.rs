@@ -622,6 +622,7 @@ mod tests {
             rendered_values: Map::new(),
             selectors: vec![],
             parts: vec![],
+            built_charts: Default::default(),
         };
         let w = apply_overrides(&mut st);
         assert_eq!(st.spec.releases[1].needs, vec!["ns/a", "ns/missing"]);

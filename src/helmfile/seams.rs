@@ -216,6 +216,11 @@ pub struct ChartCall {
     pub api_versions: Vec<String>,
     pub include_crds: bool,
     pub skip_tests: bool,
+    /// For a local chart directory whose dependencies Helmfile builds first: the
+    /// chart path as Helmfile passes it to `helm dependency build` (see
+    /// [`super::depbuild`]). `None` when deps are skipped or the chart is not a
+    /// local directory.
+    pub build_deps: Option<String>,
     /// Where remote dependencies missing from `charts/` are looked up.
     pub dependency_sources: super::charts::ChartSources,
     pub vfs: crate::source::Vfs,
@@ -246,6 +251,7 @@ fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
         crate::source::Vfs,
         Option<String>,
         super::charts::ChartSources,
+        Option<String>,
     );
     static CHARTS: Memo<ChartKey, Result<Arc<Chart>, String>> = Memo::new(256);
     let key = (
@@ -253,11 +259,15 @@ fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
         call.vfs.clone(),
         call.version_override.clone(),
         call.dependency_sources.clone(),
+        call.build_deps.clone(),
     );
     let chart = CHARTS.get_or_compute(&key, || {
-        Chart::load(&call.chart_dir, &call.vfs)
-            .map_err(|e| e.message)
-            .and_then(|loaded| complete_chart(&loaded, call))
+        let loaded = match &call.build_deps {
+            Some(shown) => super::depbuild::build(&call.chart_dir, shown, &call.vfs)
+                .map_err(|e| format!("[building dependencies of local chart: {e}]"))?,
+            None => Chart::load(&call.chart_dir, &call.vfs).map_err(|e| e.message)?,
+        };
+        complete_chart(&loaded, call)
     })?;
     let opts = RenderOptions {
         release_name: call.release_name.clone(),
