@@ -64,7 +64,7 @@ impl std::fmt::Debug for HelmState {
 }
 
 impl HelmState {
-    fn empty(file: &str, base_path: &str, cwd: &Path) -> HelmState {
+    pub(crate) fn empty(file: &str, base_path: &str, cwd: &Path) -> HelmState {
         HelmState {
             spec: ReleaseSetSpec::default(),
             file_path: file.to_string(),
