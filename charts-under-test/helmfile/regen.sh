@@ -2,6 +2,8 @@
 # Regenerates expected/<case>/ for every line of cases.txt with the real helmfile
 # (0.166.0) and helm (3.15.3) found on PATH. Writes stdout, rc, the error message
 # (stderr without progress and warning lines) and, for write-values, the values files.
+# With case names as arguments, regenerates only those cases (the others stay as
+# committed).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 scratch=$(mktemp -d)
@@ -10,10 +12,12 @@ export HELM_CONFIG_HOME=$scratch/config HELM_CACHE_HOME=$scratch/cache HELM_DATA
 helmfile --version | grep -q 0.166.0 || { echo "need helmfile 0.166.0 on PATH" >&2; exit 2; }
 progress='^(hook\[[a-z]*\] logs|Building dependency|Templating release=|Writing values file|Adding repo|Pulling |Saving |Deleting outdated|Hang tight|Update Complete|\.\.\.Successfully)'
 warning='^(WARNING: |skipping missing |no matches for path: |warn: )'
-rm -rf "$here/expected"
+[ $# -gt 0 ] || rm -rf "$here/expected"
+only=" $* "
 grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name dir envs args; do
   [ -n "$name" ] || continue
-  out="$here/expected/$name"; mkdir -p "$out"
+  [ $# -eq 0 ] || case "$only" in *" $name "*) ;; *) continue ;; esac
+  out="$here/expected/$name"; rm -rf "$out"; mkdir -p "$out"
   extra=()
   case " $args " in *" write-values "*) extra=(--output-file-template "$scratch/wv-$name/{{ .Release.Name }}.yaml") ;; esac
   # shellcheck disable=SC2086

@@ -22,14 +22,9 @@ pub struct HelmfileArgs {
     /// The state file or directory (default: helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/).
     #[arg(short = 'f', long = "file", global = true)]
     pub file: Option<String>,
-    /// Environment name.
-    #[arg(
-        short = 'e',
-        long = "environment",
-        global = true,
-        default_value = "default"
-    )]
-    pub environment: String,
+    /// Environment name (default: $HELMFILE_ENVIRONMENT if set and non-empty, else `default`).
+    #[arg(short = 'e', long = "environment", global = true)]
+    pub environment: Option<String>,
     /// State values (`k=v,k2=v2`), typed like helmfile does.
     #[arg(long = "state-values-set", global = true)]
     pub state_values_set: Vec<String>,
@@ -168,10 +163,11 @@ pub fn input_from_args(
         overlays.push((working_dir.join(dest), bytes));
     }
     let (seed, now) = args.repro.resolve()?;
+    let environment = environment_name(args.environment.as_deref(), &env);
     Ok(StackInput {
         working_dir: working_dir.to_path_buf(),
         file: args.file.clone(),
-        environment: args.environment.clone(),
+        environment,
         state_values_set: args.state_values_set.clone(),
         state_values_set_string: args.state_values_set_string.clone(),
         state_values_files: args.state_values_file.clone(),
@@ -190,6 +186,20 @@ pub fn input_from_args(
         chart_sources: sources,
         command,
     })
+}
+
+/// The environment to use: `--environment` when given and non-empty, else a
+/// non-empty `HELMFILE_ENVIRONMENT` from `env`, else `default` (helmfile treats an
+/// empty flag or variable as unset).
+fn environment_name(flag: Option<&str>, env: &BTreeMap<String, String>) -> String {
+    flag.filter(|e| !e.is_empty())
+        .or_else(|| {
+            env.get("HELMFILE_ENVIRONMENT")
+                .map(String::as_str)
+                .filter(|e| !e.is_empty())
+        })
+        .unwrap_or("default")
+        .to_string()
 }
 
 /// Runs `stackproof helmfile`; returns the exit code.
