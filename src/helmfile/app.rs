@@ -20,7 +20,7 @@ use super::release::{apply_overrides, condition_enabled, execute_templates};
 use super::selector::{selector_labels, LabelFilter};
 use super::setvals::state_values_from_flags;
 use super::tmpl::RenderEnv;
-use super::values::{generate_values_files, merge_values_files, set_flags};
+use super::values::{generate_values_files, merge_values_files, set_flags, ValuesFile};
 use crate::template::Value;
 
 /// Which Helmfile command to run.
@@ -35,6 +35,21 @@ pub enum Command {
     },
     /// `template`; `render_manifests` false stops before running charts (values only).
     Template { render_manifests: bool },
+}
+
+/// `helmfile template` flags that Helmfile hands to every `helm template` run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HelmTemplateFlags {
+    /// `--skip-tests`: leave out test hooks.
+    pub skip_tests: bool,
+    /// `--include-crds`: print the charts' `crds/` files first.
+    pub include_crds: bool,
+    /// `--kube-version`: wins over the release's and the state's `kubeVersion`.
+    pub kube_version: Option<String>,
+    /// `--set`, after each release's own `set:` entries.
+    pub set: Vec<String>,
+    /// `--show-only` templates.
+    pub show_only: Vec<String>,
 }
 
 /// Everything a Helmfile run takes.
@@ -54,6 +69,21 @@ pub struct StackInput {
     pub namespace: String,
     pub include_needs: bool,
     pub include_transitive_needs: bool,
+    /// `template --skip-needs` (default true): without `--include-needs`, a selected
+    /// release's needs that the selectors leave out are skipped; false makes them an
+    /// error.
+    pub skip_needs: bool,
+    /// `--kube-context`: every release's kube context (Helmfile's state
+    /// `kubeContext:` override, which a state may then not set itself).
+    pub kube_context: String,
+    /// `--allow-no-matching-release`: "no releases found" still prints its message
+    /// but exits 0.
+    pub allow_no_matching_release: bool,
+    /// `--values` of `template` and `write-values`: files added after each
+    /// release's own values (paths relative to each state's directory).
+    pub additional_values: Vec<String>,
+    /// `template`'s flags passed on to `helm template`.
+    pub helm_template: HelmTemplateFlags,
     pub render: RenderEnv,
     pub chart_sources: ChartSources,
     pub command: Command,
@@ -72,6 +102,11 @@ impl Default for StackInput {
             namespace: String::new(),
             include_needs: false,
             include_transitive_needs: false,
+            skip_needs: true,
+            kube_context: String::new(),
+            allow_no_matching_release: false,
+            additional_values: Vec::new(),
+            helm_template: HelmTemplateFlags::default(),
             render: RenderEnv::default(),
             chart_sources: ChartSources::default(),
             command: Command::Template {
@@ -125,7 +160,8 @@ struct Runner<'a> {
 struct Pending {
     index: usize,
     order: Vec<usize>,
-    prepared: Vec<Result<()>>,
+    /// Each release's preparation result (helm may run it only when it is ok).
+    prepared: Vec<std::result::Result<(), ReleaseErrors>>,
     render: bool,
     /// One slot per release of `order` that helm would reach, filled by the
     /// thread that renders it and emptied by [`Runner::apply`].
@@ -135,6 +171,12 @@ struct Pending {
     warnings_len: usize,
     /// [`Runner::ctx`] at that time.
     ctx: Vec<String>,
+}
+
+/// The errors preparing one release gave, in the order Helmfile collects them.
+struct ReleaseErrors {
+    first: HelmfileError,
+    more: Vec<HelmfileError>,
 }
 
 type Slots = Arc<Vec<Mutex<Option<TemplatedRelease>>>>;
@@ -189,7 +231,12 @@ pub fn render_stack(input: &StackInput) -> StackRender {
                 input.selectors.join(", "),
                 input.environment
             )));
-            out.exit_code = EXIT_NO_MATCH;
+            // Helmfile still prints the message; the flag only changes the exit code.
+            out.exit_code = if input.allow_no_matching_release {
+                0
+            } else {
+                EXIT_NO_MATCH
+            };
         }
         Err(VisitError::Failed(e)) => {
             out.error = Some(e);
@@ -205,6 +252,7 @@ impl<'a> Runner<'a> {
             renv: &self.input.render,
             env_name: self.input.environment.clone(),
             namespace: self.input.namespace.clone(),
+            kube_context: self.input.kube_context.clone(),
             warnings: &self.warnings,
         }
     }
@@ -566,13 +614,59 @@ impl<'a> Runner<'a> {
         Ok(idx)
     }
 
-    fn record_values(&mut self, st: &HelmState, index: usize, i: usize) -> Result<()> {
+    /// A release's values files and `--set` arguments, then the `--values` files
+    /// of the command line. Returns every error Helmfile collects for the release:
+    /// its own values, then each missing `--values` file.
+    fn record_values(
+        &mut self,
+        st: &HelmState,
+        index: usize,
+        i: usize,
+    ) -> std::result::Result<(), ReleaseErrors> {
         let ld = self.loader();
         let r = &st.spec.releases[i];
-        let files = generate_values_files(&ld, st, r).map_err(|e| e.at_release(r))?;
-        let set = set_flags(&ld, st, r).map_err(|e| e.at_release(r))?;
+        let own = generate_values_files(&ld, st, r)
+            .and_then(|files| Ok((files, set_flags(&ld, st, r)?)))
+            .map_err(|e| e.at_release(r));
+        let mut errs = Vec::new();
+        let mut extra = Vec::new();
+        for v in &self.input.additional_values {
+            // Helmfile makes the path absolute against the directory it is in for
+            // this state and checks it exists; helm reads it later.
+            let abs = paths::resolve(&st.cwd, v);
+            let shown = abs.display().to_string();
+            match self.input.render.vfs.read_to_string(&abs) {
+                Ok(content) => extra.push(ValuesFile {
+                    origin: v.clone(),
+                    path: Some(shown),
+                    content,
+                }),
+                Err(_) if !self.input.render.vfs.exists(&abs) => errs.push(HelmfileError::new(
+                    ErrorKind::File,
+                    format!("stat {shown}: no such file or directory"),
+                )),
+                Err(e) => errs.push(HelmfileError::new(
+                    ErrorKind::File,
+                    format!("reading {shown}: {e}"),
+                )),
+            }
+        }
+        let (files, set) = match own {
+            Ok(ok) => ok,
+            Err(e) => {
+                return Err(ReleaseErrors {
+                    first: e,
+                    more: errs,
+                })
+            }
+        };
+        if !errs.is_empty() {
+            let first = errs.remove(0);
+            return Err(ReleaseErrors { first, more: errs });
+        }
         let rr = &mut self.out.states[index].releases[i];
         rr.values_files = files;
+        rr.values_files.extend(extra);
         rr.set = set;
         Ok(())
     }
@@ -596,7 +690,8 @@ impl<'a> Runner<'a> {
             if !st.spec.releases[i].desired() {
                 continue;
             }
-            self.record_values(st, index, i)?;
+            // `write-values` stops at a release's first error.
+            self.record_values(st, index, i).map_err(|e| e.first)?;
             let merged = merge_values_files(&self.out.states[index].releases[i].values_files)?;
             let content = super::seams::encode_yaml(&Value::Map(merged.clone()))
                 .map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))?;
@@ -641,7 +736,7 @@ impl<'a> Runner<'a> {
         let include_needs = self.input.include_needs || self.input.include_transitive_needs;
         let opts = PlanOptions {
             include_needs,
-            skip_needs: !include_needs,
+            skip_needs: !include_needs && self.input.skip_needs,
         };
         let nodes = Self::plan_nodes(&st);
         let ids =
@@ -674,7 +769,7 @@ impl<'a> Runner<'a> {
         // order first; the charts of releases helm could reach then render on the
         // thread pool (rendering only reads the stack), and the results are taken
         // in order with the same stop-at-first-error rule.
-        let prepared: Vec<Result<()>> = order
+        let prepared: Vec<std::result::Result<(), ReleaseErrors>> = order
             .iter()
             .map(|&i| self.record_values(&st, index, i))
             .collect();
@@ -744,7 +839,8 @@ impl<'a> Runner<'a> {
         let mut errs: Vec<HelmfileError> = Vec::new();
         for (k, (&i, prep)) in order.iter().zip(prepared).enumerate() {
             if let Err(e) = prep {
-                errs.push(e);
+                errs.push(e.first);
+                errs.extend(e.more);
                 continue;
             }
             let pos = self.out.order.len();

@@ -236,6 +236,7 @@ pub(crate) fn template_release(
             )
         })
         .collect();
+    let flags = &input.helm_template;
     let mut set = Vec::new();
     let mut set_file = Vec::new();
     for s in &rr.set {
@@ -244,13 +245,17 @@ pub(crate) fn template_release(
             SetArg::SetFile(x) => set_file.push(x.clone()),
         }
     }
+    // The command line's `--set` come after the release's own.
+    set.extend(flags.set.iter().cloned());
     let api_versions = if r.api_versions.is_empty() {
         st.spec.api_versions.clone()
     } else {
         r.api_versions.clone()
     };
-    let kube_version = [&r.kube_version, &st.spec.kube_version]
-        .into_iter()
+    let kube_version = flags
+        .kube_version
+        .iter()
+        .chain([&r.kube_version, &st.spec.kube_version])
         .find(|v| !v.is_empty())
         .cloned();
     let call = ChartCall {
@@ -263,8 +268,9 @@ pub(crate) fn template_release(
         set_file,
         kube_version,
         api_versions,
-        include_crds: false,
-        skip_tests: false,
+        include_crds: flags.include_crds,
+        skip_tests: flags.skip_tests,
+        show_only: flags.show_only.clone(),
         dependency_sources: input.chart_sources.clone(),
         vfs: input.render.vfs.clone(),
         // Each release's chart draws its own stream, as each `helm template` process
