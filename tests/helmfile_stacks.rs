@@ -14,8 +14,11 @@
 //! `commonLabels`, `helmDefaults`, hooks and `.StateValues`/`.Environment.*`
 //! (`stack-dir`); templated `bases:`, globbed sub-helmfiles with their own
 //! selectors, several `inherit:` entries with `except:`, `setTemplate`,
-//! `installedTemplate`, `!=` selectors and transitive needs (`stack-more`); plus one
-//! file per error case (`stack-errors`).
+//! `installedTemplate`, `!=` selectors and transitive needs (`stack-more`);
+//! command-line flags (`--kube-context`, `--allow-no-matching-release`, template's
+//! `--skip-tests`, `--include-crds`, `--kube-version`, `--set`, `--values`,
+//! `--show-only`, `--skip-needs`, and the accepted no-ops) and `HELMFILE_ENVIRONMENT`
+//! (`stack-flags`, `stack-basics`); plus one file per error case (`stack-errors`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,7 +28,7 @@ use stackproof::cli::helmfile::{input_from_args, HelmfileArgs};
 use stackproof::helmfile::{render_stack, StackInput, StackRender};
 
 /// Checks that must be identical (raise as conformance improves; never lower it).
-const FLOOR: usize = 221;
+const FLOOR: usize = 236;
 
 #[derive(Parser)]
 #[command(name = "helmfile")]

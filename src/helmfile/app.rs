@@ -614,6 +614,33 @@ impl<'a> Runner<'a> {
         Ok(idx)
     }
 
+    /// `template`'s selection (`getSelectedReleases`): a bad selector is reported
+    /// as Helmfile's error list (`[...]`), and a duplicate by release ID, at the
+    /// second release with that ID.
+    fn template_selection(&self, st: &mut HelmState) -> Result<Vec<usize>> {
+        let marks = self.mark(st).map_err(|e| HelmfileError {
+            message: format!("[{}]", e.message),
+            ..e
+        })?;
+        let idx: Vec<usize> = marks
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m)
+            .map(|(i, _)| i)
+            .collect();
+        let mut seen = std::collections::BTreeSet::new();
+        for &i in &idx {
+            let r = &st.spec.releases[i];
+            let id = release_id(&r.kube_context, &r.namespace, &r.name);
+            if !seen.insert(id.clone()) {
+                return Err(HelmfileError::other(format!(
+                    "found 2 duplicate releases with ID {id:?}"
+                )));
+            }
+        }
+        Ok(idx)
+    }
+
     /// A release's values files and `--set` arguments, then the `--values` files
     /// of the command line. Returns every error Helmfile collects for the release:
     /// its own values, then each missing `--values` file.
@@ -729,7 +756,7 @@ impl<'a> Runner<'a> {
     where
         'a: 's,
     {
-        let idx = self.selected_releases(&mut st)?;
+        let idx = self.template_selection(&mut st)?;
         if idx.is_empty() {
             return Ok(false);
         }
