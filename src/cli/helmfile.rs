@@ -3,10 +3,15 @@
 //!
 //! Flags mirror helmfile's global flags (`--file/-f`, `--environment/-e`,
 //! `--state-values-set`, `--state-values-set-string`, `--state-values-file`,
-//! `--selector/-l`, `--namespace/-n`) plus stackproof's offline chart sources
+//! `--selector/-l`, `--namespace/-n`, `--kube-context`,
+//! `--allow-no-matching-release`) plus stackproof's offline chart sources
 //! (`--chart-source DIR`, repeatable, searched in order; `--chart-map REF=DIR`) and
-//! `--allow-exec`. The process environment is passed to templates (`env`,
-//! `requiredEnv`), as helmfile does.
+//! `--allow-exec`. Helmfile flags that only steer logging, helm processes or a
+//! cluster connection are accepted and have no effect; those whose effect
+//! stackproof cannot reproduce offline (`template --validate`, `--args`,
+//! `--post-renderer`, `--output-dir`) are refused rather than ignored. The process
+//! environment is passed to templates (`env`, `requiredEnv`), as helmfile does, and
+//! `HELMFILE_ENVIRONMENT` is the default environment.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,7 +19,9 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
-use crate::helmfile::{render_stack, ChartSources, Command, RenderEnv, StackInput};
+use crate::helmfile::{
+    render_stack, ChartSources, Command, HelmTemplateFlags, RenderEnv, StackInput,
+};
 
 /// `stackproof helmfile` flags.
 #[derive(Args, Debug)]
@@ -22,14 +29,9 @@ pub struct HelmfileArgs {
     /// The state file or directory (default: helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/).
     #[arg(short = 'f', long = "file", global = true)]
     pub file: Option<String>,
-    /// Environment name.
-    #[arg(
-        short = 'e',
-        long = "environment",
-        global = true,
-        default_value = "default"
-    )]
-    pub environment: String,
+    /// Environment name (default: $HELMFILE_ENVIRONMENT if set and non-empty, else `default`).
+    #[arg(short = 'e', long = "environment", global = true)]
+    pub environment: Option<String>,
     /// State values (`k=v,k2=v2`), typed like helmfile does.
     #[arg(long = "state-values-set", global = true)]
     pub state_values_set: Vec<String>,
@@ -45,6 +47,49 @@ pub struct HelmfileArgs {
     /// Namespace override.
     #[arg(short = 'n', long = "namespace", global = true, default_value = "")]
     pub namespace: String,
+    /// Kube context of every release (`.Release.KubeContext`, needs IDs); a state
+    /// that sets `kubeContext:` itself is an error, as in helmfile.
+    #[arg(long = "kube-context", global = true, default_value = "")]
+    pub kube_context: String,
+    /// Exit 0 when no release matches the selectors or environment (the message is
+    /// still printed).
+    #[arg(long = "allow-no-matching-release", global = true)]
+    pub allow_no_matching_release: bool,
+    /// Accepted for compatibility; no effect (stackproof prints no progress log).
+    #[arg(short = 'q', long = "quiet", global = true)]
+    pub quiet: bool,
+    /// Accepted for compatibility; no effect (stackproof prints no progress log).
+    #[arg(long = "debug", global = true)]
+    pub debug: bool,
+    /// Accepted for compatibility (debug, info, warn, error, dpanic, panic, fatal);
+    /// no effect.
+    #[arg(long = "log-level", global = true)]
+    pub log_level: Option<String>,
+    /// Accepted for compatibility; no effect (output is never colored).
+    #[arg(long = "color", global = true)]
+    pub color: bool,
+    /// Accepted for compatibility; no effect (output is never colored).
+    #[arg(long = "no-color", global = true)]
+    pub no_color: bool,
+    /// Accepted for compatibility; no effect (stackproof reads no cluster).
+    #[arg(long = "kubeconfig", global = true)]
+    pub kubeconfig: Option<String>,
+    /// Accepted for compatibility; no effect (charts render natively, without helm).
+    #[arg(short = 'b', long = "helm-binary", global = true)]
+    pub helm_binary: Option<String>,
+    /// Accepted for compatibility; no effect (no helm process runs).
+    #[arg(long = "enable-live-output", global = true)]
+    pub enable_live_output: bool,
+    /// Accepted for compatibility; no effect (no repository is contacted).
+    #[arg(long = "disable-force-update", global = true)]
+    pub disable_force_update: bool,
+    /// Do not build local charts' dependencies (`helm dependency build`) before
+    /// write-values and template: `charts/` is used as it is.
+    #[arg(long = "skip-deps", global = true)]
+    pub skip_deps: bool,
+    /// Accepted for compatibility; no effect (nothing is applied to a cluster).
+    #[arg(short = 'i', long = "interactive", global = true)]
+    pub interactive: bool,
     /// A directory searched for charts by their Chart.yaml `name:` (repeatable; first match wins).
     #[arg(long = "chart-source", global = true)]
     pub chart_source: Vec<PathBuf>,
@@ -78,27 +123,87 @@ pub enum HelmfileCommand {
         /// a broken `condition:` is reported, as in helmfile).
         #[arg(long = "skip-charts")]
         skip_charts: bool,
+        /// Accepted for compatibility; no effect (no temporary directory is made).
+        #[arg(long = "keep-temp-dir")]
+        keep_temp_dir: bool,
     },
     /// Write each release's merged values to a file.
     WriteValues {
         /// Go template for the output path (`{{ .Release.Name }}` etc.).
         #[arg(long = "output-file-template", default_value = "")]
         output_file_template: String,
-        /// Do not build local charts' dependencies (`helm dependency build`).
-        #[arg(long = "skip-deps")]
-        skip_deps: bool,
+        /// A values file merged after each release's own (repeatable).
+        #[arg(long = "values")]
+        values: Vec<String>,
+        /// Accepted for compatibility; no effect (helmfile 0.166's write-values does
+        /// not apply it either).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Accepted for compatibility; no effect.
+        #[arg(long = "concurrency", allow_negative_numbers = true)]
+        concurrency: Option<i64>,
     },
     /// Render every release with its chart.
     Template {
-        /// Do not build local charts' dependencies (`helm dependency build`).
-        #[arg(long = "skip-deps")]
-        skip_deps: bool,
         /// Include direct needs of selected releases.
         #[arg(long = "include-needs")]
         include_needs: bool,
         /// Include all needs of selected releases.
         #[arg(long = "include-transitive-needs")]
         include_transitive_needs: bool,
+        /// With selectors and without --include-needs, leave out needs the
+        /// selectors do not match (default); `--skip-needs=false` makes them an error.
+        #[arg(
+            long = "skip-needs",
+            num_args = 0..=1,
+            require_equals = true,
+            default_value = "true",
+            default_missing_value = "true",
+            value_parser = clap::builder::BoolishValueParser::new()
+        )]
+        skip_needs: bool,
+        /// Leave test hooks out of the output.
+        #[arg(long = "skip-tests")]
+        skip_tests: bool,
+        /// Print the charts' CRDs (`crds/`) too.
+        #[arg(long = "include-crds")]
+        include_crds: bool,
+        /// Kubernetes version for `.Capabilities` (wins over `kubeVersion:`).
+        #[arg(long = "kube-version")]
+        kube_version: Option<String>,
+        /// A `--set` for every release, after its own `set:` (repeatable).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// A values file for every release, after its own (repeatable).
+        #[arg(long = "values")]
+        values: Vec<String>,
+        /// Print only the output of these templates (repeatable), as `helm template --show-only`.
+        #[arg(long = "show-only")]
+        show_only: Vec<String>,
+        /// Accepted for compatibility; no effect.
+        #[arg(long = "concurrency", allow_negative_numbers = true)]
+        concurrency: Option<i64>,
+        /// Accepted for compatibility; no effect (no temporary files are written).
+        #[arg(long = "skip-cleanup")]
+        skip_cleanup: bool,
+        /// Not supported: validating needs a Kubernetes cluster.
+        #[arg(long = "validate")]
+        validate: bool,
+        /// Not supported: arbitrary helm arguments cannot be honoured natively.
+        #[arg(long = "args", allow_hyphen_values = true)]
+        args: Option<String>,
+        /// Not supported: stackproof runs no post-renderer.
+        #[arg(long = "post-renderer")]
+        post_renderer: Option<String>,
+        /// Arguments of --post-renderer (no effect without it, as in helmfile).
+        #[arg(long = "post-renderer-args", allow_hyphen_values = true)]
+        post_renderer_args: Vec<String>,
+        /// Not supported: stackproof prints manifests, it does not write them.
+        #[arg(long = "output-dir")]
+        output_dir: Option<String>,
+        /// Not supported (see --output-dir).
+        #[arg(long = "output-dir-template")]
+        output_dir_template: Option<String>,
     },
 }
 
@@ -124,44 +229,96 @@ pub fn input_from_args(
             .map(|d| working_dir.join(d))
             .collect(),
     );
-    let skip_deps = match &args.command {
-        HelmfileCommand::List { .. } => false,
-        HelmfileCommand::WriteValues { skip_deps, .. }
-        | HelmfileCommand::Template { skip_deps, .. } => *skip_deps,
-    };
-    let (command, include_needs, include_transitive_needs) = match &args.command {
+    // Dependencies are built for write-values and template only (`list` reads no
+    // chart), unless skipped.
+    let skip_deps = args.skip_deps;
+    check_global_flags(args)?;
+    let mut include_needs = false;
+    let mut include_transitive_needs = false;
+    let mut skip_needs = true;
+    let mut additional_values = Vec::new();
+    let mut helm_template = HelmTemplateFlags::default();
+    let command = match &args.command {
         HelmfileCommand::List {
             output,
             skip_charts,
-        } => (
-            Command::List {
-                json: output == "json",
-                skip_charts: *skip_charts,
-            },
-            false,
-            false,
-        ),
+            ..
+        } => Command::List {
+            json: output == "json",
+            skip_charts: *skip_charts,
+        },
         HelmfileCommand::WriteValues {
             output_file_template,
+            values,
             ..
-        } => (
+        } => {
+            additional_values = values.clone();
             Command::WriteValues {
                 output_file_template: Some(output_file_template.clone()).filter(|t| !t.is_empty()),
-            },
-            false,
-            false,
-        ),
+            }
+        }
         HelmfileCommand::Template {
-            include_needs,
-            include_transitive_needs,
+            include_needs: needs,
+            include_transitive_needs: transitive,
+            skip_needs: skip,
+            skip_tests,
+            include_crds,
+            kube_version,
+            set,
+            values,
+            show_only,
+            validate,
+            args: helm_args,
+            post_renderer,
+            output_dir,
+            output_dir_template,
             ..
-        } => (
+        } => {
+            // Each of these changes what helm prints in a way stackproof cannot
+            // reproduce offline: refusing is better than printing something else.
+            let unsupported = [
+                (*validate, "--validate", "it needs a Kubernetes cluster"),
+                (
+                    helm_args.is_some(),
+                    "--args",
+                    "arbitrary helm arguments cannot be honoured natively",
+                ),
+                (
+                    post_renderer.is_some(),
+                    "--post-renderer",
+                    "stackproof runs no post-renderer",
+                ),
+                (
+                    output_dir.is_some(),
+                    "--output-dir",
+                    "stackproof prints the manifests instead of writing them",
+                ),
+                (
+                    output_dir_template.is_some(),
+                    "--output-dir-template",
+                    "stackproof prints the manifests instead of writing them",
+                ),
+            ];
+            if let Some((_, flag, why)) = unsupported.iter().find(|(given, _, _)| *given) {
+                return Err(format!(
+                    "helmfile template {flag} is not supported by stackproof: {why}"
+                ));
+            }
+            include_needs = *needs;
+            include_transitive_needs = *transitive;
+            skip_needs = *skip;
+            additional_values = values.clone();
+            helm_template = HelmTemplateFlags {
+                skip_tests: *skip_tests,
+                include_crds: *include_crds,
+                kube_version: kube_version.clone(),
+                set: set.clone(),
+                show_only: show_only.clone(),
+            };
             Command::Template {
                 render_manifests: true,
-            },
-            *include_needs,
-            *include_transitive_needs,
-        ),
+            }
+        }
     };
     let mut overlays = Vec::new();
     for o in &args.overlay {
@@ -173,10 +330,11 @@ pub fn input_from_args(
         overlays.push((working_dir.join(dest), bytes));
     }
     let (seed, now) = args.repro.resolve()?;
+    let environment = environment_name(args.environment.as_deref(), &env);
     Ok(StackInput {
         working_dir: working_dir.to_path_buf(),
         file: args.file.clone(),
-        environment: args.environment.clone(),
+        environment,
         state_values_set: args.state_values_set.clone(),
         state_values_set_string: args.state_values_set_string.clone(),
         state_values_files: args.state_values_file.clone(),
@@ -185,6 +343,11 @@ pub fn input_from_args(
         include_needs,
         include_transitive_needs,
         skip_deps,
+        skip_needs,
+        kube_context: args.kube_context.clone(),
+        allow_no_matching_release: args.allow_no_matching_release,
+        additional_values,
+        helm_template,
         render: RenderEnv {
             vfs: crate::source::Vfs::with_overlays(overlays),
             env: Arc::new(env),
@@ -196,6 +359,42 @@ pub fn input_from_args(
         chart_sources: sources,
         command,
     })
+}
+
+/// Helmfile's own checks of the flags that otherwise have no effect here.
+fn check_global_flags(args: &HelmfileArgs) -> Result<(), String> {
+    if args.color && args.no_color {
+        return Err("--color and --no-color cannot be specified at the same time".into());
+    }
+    if let Some(level) = &args.log_level {
+        // The levels of helmfile's logger (zap), which panics on any other.
+        const LEVELS: [&str; 7] = ["debug", "info", "warn", "error", "dpanic", "panic", "fatal"];
+        let known = level.is_empty()
+            || LEVELS
+                .iter()
+                .any(|l| level == l || *level == l.to_ascii_uppercase());
+        if !known {
+            return Err(format!(
+                "--log-level: unrecognized level {level:?} (expected one of {})",
+                LEVELS.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The environment to use: `--environment` when given and non-empty, else a
+/// non-empty `HELMFILE_ENVIRONMENT` from `env`, else `default` (helmfile treats an
+/// empty flag or variable as unset).
+fn environment_name(flag: Option<&str>, env: &BTreeMap<String, String>) -> String {
+    flag.filter(|e| !e.is_empty())
+        .or_else(|| {
+            env.get("HELMFILE_ENVIRONMENT")
+                .map(String::as_str)
+                .filter(|e| !e.is_empty())
+        })
+        .unwrap_or("default")
+        .to_string()
 }
 
 /// Runs `stackproof helmfile`; returns the exit code.
@@ -244,4 +443,116 @@ pub fn run(args: HelmfileArgs) -> i32 {
         }
     }
     out.exit_code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: HelmfileArgs,
+    }
+
+    fn input(argv: &[&str], env: &[(&str, &str)]) -> Result<StackInput, String> {
+        let mut all = vec!["helmfile"];
+        all.extend(argv);
+        let w = Wrapper::try_parse_from(all).map_err(|e| e.to_string())?;
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        input_from_args(&w.args, std::path::Path::new("/nonexistent"), env)
+    }
+
+    #[test]
+    fn flags_stackproof_cannot_honour_are_refused_by_name() {
+        for (argv, flag) in [
+            (&["template", "--validate"][..], "--validate"),
+            (&["template", "--args", "--dry-run=server"], "--args"),
+            (
+                &["template", "--post-renderer", "./pr.sh"],
+                "--post-renderer",
+            ),
+            (&["template", "--output-dir", "out"], "--output-dir"),
+            (
+                &["template", "--output-dir-template", "x"],
+                "--output-dir-template",
+            ),
+        ] {
+            let err = input(argv, &[]).err().unwrap_or_default();
+            assert!(
+                err.contains(&format!("{flag} is not supported")),
+                "{argv:?}: {err}"
+            );
+        }
+        // helmfile 0.166 has no --skip-refresh at all.
+        assert!(input(&["template", "--skip-refresh"], &[]).is_err());
+    }
+
+    #[test]
+    fn checks_of_no_op_flags() {
+        let both = input(&["--color", "--no-color", "list"], &[]);
+        assert_eq!(
+            both.err().as_deref(),
+            Some("--color and --no-color cannot be specified at the same time")
+        );
+        assert!(input(&["--log-level", "bogus", "list"], &[]).is_err());
+        for level in ["debug", "WARN", "error", ""] {
+            assert!(
+                input(&["--log-level", level, "list"], &[]).is_ok(),
+                "{level}"
+            );
+        }
+    }
+
+    #[test]
+    fn environment_flag_then_variable_then_default() {
+        let env = |argv: &[&str], vars: &[(&str, &str)]| {
+            input(argv, vars).map(|i| i.environment).unwrap_or_default()
+        };
+        let var = [("HELMFILE_ENVIRONMENT", "prod")];
+        assert_eq!(env(&["list"], &[]), "default");
+        assert_eq!(env(&["list"], &var), "prod");
+        assert_eq!(env(&["-e", "dev", "list"], &var), "dev");
+        assert_eq!(env(&["--environment=", "list"], &var), "prod");
+        assert_eq!(env(&["list"], &[("HELMFILE_ENVIRONMENT", "")]), "default");
+    }
+
+    #[test]
+    fn template_flags_reach_the_input() {
+        let i = input(
+            &[
+                "--kube-context",
+                "kc",
+                "template",
+                "--skip-tests",
+                "--include-crds",
+                "--kube-version",
+                "1.22",
+                "--set",
+                "a=1",
+                "--set",
+                "b=2",
+                "--values",
+                "v.yaml",
+                "--show-only",
+                "templates/x.yaml",
+                "--skip-needs=false",
+            ],
+            &[],
+        )
+        .map_err(|e| e.to_string());
+        let Ok(i) = i else { panic!("{i:?}") };
+        assert_eq!(i.kube_context, "kc");
+        assert!(!i.skip_needs);
+        assert_eq!(i.additional_values, ["v.yaml"]);
+        let t = &i.helm_template;
+        assert!(t.skip_tests && t.include_crds);
+        assert_eq!(t.kube_version.as_deref(), Some("1.22"));
+        assert_eq!(t.set, ["a=1", "b=2"]);
+        assert_eq!(t.show_only, ["templates/x.yaml"]);
+    }
 }

@@ -20,7 +20,7 @@ use super::release::{apply_overrides, condition_enabled, execute_templates};
 use super::selector::{selector_labels, LabelFilter};
 use super::setvals::state_values_from_flags;
 use super::tmpl::RenderEnv;
-use super::values::{generate_values_files, merge_values_files_go, set_flags};
+use super::values::{generate_values_files, merge_values_files_go, set_flags, ValuesFile};
 use crate::funcs::codec::yaml::{go_to_value_plain_keys, GoValue};
 use crate::template::Value;
 
@@ -36,6 +36,21 @@ pub enum Command {
     },
     /// `template`; `render_manifests` false stops before running charts (values only).
     Template { render_manifests: bool },
+}
+
+/// `helmfile template` flags that Helmfile hands to every `helm template` run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HelmTemplateFlags {
+    /// `--skip-tests`: leave out test hooks.
+    pub skip_tests: bool,
+    /// `--include-crds`: print the charts' `crds/` files first.
+    pub include_crds: bool,
+    /// `--kube-version`: wins over the release's and the state's `kubeVersion`.
+    pub kube_version: Option<String>,
+    /// `--set`, after each release's own `set:` entries.
+    pub set: Vec<String>,
+    /// `--show-only` templates.
+    pub show_only: Vec<String>,
 }
 
 /// Everything a Helmfile run takes.
@@ -57,6 +72,21 @@ pub struct StackInput {
     pub include_transitive_needs: bool,
     /// `--skip-deps`: no `helm dependency build` on local charts.
     pub skip_deps: bool,
+    /// `template --skip-needs` (default true): without `--include-needs`, a selected
+    /// release's needs that the selectors leave out are skipped; false makes them an
+    /// error.
+    pub skip_needs: bool,
+    /// `--kube-context`: every release's kube context (Helmfile's state
+    /// `kubeContext:` override, which a state may then not set itself).
+    pub kube_context: String,
+    /// `--allow-no-matching-release`: "no releases found" still prints its message
+    /// but exits 0.
+    pub allow_no_matching_release: bool,
+    /// `--values` of `template` and `write-values`: files added after each
+    /// release's own values (paths relative to each state's directory).
+    pub additional_values: Vec<String>,
+    /// `template`'s flags passed on to `helm template`.
+    pub helm_template: HelmTemplateFlags,
     pub render: RenderEnv,
     pub chart_sources: ChartSources,
     pub command: Command,
@@ -76,6 +106,11 @@ impl Default for StackInput {
             include_needs: false,
             include_transitive_needs: false,
             skip_deps: false,
+            skip_needs: true,
+            kube_context: String::new(),
+            allow_no_matching_release: false,
+            additional_values: Vec::new(),
+            helm_template: HelmTemplateFlags::default(),
             render: RenderEnv::default(),
             chart_sources: ChartSources::default(),
             command: Command::Template {
@@ -132,7 +167,8 @@ struct Runner<'a> {
 struct Pending {
     index: usize,
     order: Vec<usize>,
-    prepared: Vec<Result<()>>,
+    /// Each release's preparation result (helm may run it only when it is ok).
+    prepared: Vec<std::result::Result<(), ReleaseErrors>>,
     render: bool,
     /// One slot per release of `order` that helm would reach, filled by the
     /// thread that renders it and emptied by [`Runner::apply`].
@@ -142,6 +178,12 @@ struct Pending {
     warnings_len: usize,
     /// [`Runner::ctx`] at that time.
     ctx: Vec<String>,
+}
+
+/// The errors preparing one release gave, in the order Helmfile collects them.
+struct ReleaseErrors {
+    first: HelmfileError,
+    more: Vec<HelmfileError>,
 }
 
 type Slots = Arc<Vec<Mutex<Option<TemplatedRelease>>>>;
@@ -197,7 +239,12 @@ pub fn render_stack(input: &StackInput) -> StackRender {
                 input.selectors.join(", "),
                 input.environment
             )));
-            out.exit_code = EXIT_NO_MATCH;
+            // Helmfile still prints the message; the flag only changes the exit code.
+            out.exit_code = if input.allow_no_matching_release {
+                0
+            } else {
+                EXIT_NO_MATCH
+            };
         }
         Err(VisitError::Failed(e)) => {
             out.error = Some(e);
@@ -213,6 +260,7 @@ impl<'a> Runner<'a> {
             renv: &self.input.render,
             env_name: self.input.environment.clone(),
             namespace: self.input.namespace.clone(),
+            kube_context: self.input.kube_context.clone(),
             warnings: &self.warnings,
         }
     }
@@ -505,7 +553,15 @@ impl<'a> Runner<'a> {
     fn prepare_charts(&self, st: &mut HelmState) -> Result<()> {
         // Builds of earlier states are on disk when this state renders.
         st.built_charts = self.built_charts.borrow().clone();
-        let marks = self.mark(st)?;
+        // `template` reports a bad selector as an error list, as its own selection
+        // does ([`Self::template_selection`]); the other commands report it bare.
+        let marks = self.mark(st).map_err(|e| match self.input.command {
+            Command::Template { .. } => HelmfileError {
+                message: format!("[{}]", e.message),
+                ..e
+            },
+            _ => e,
+        })?;
         let chosen: Vec<usize> = marks
             .iter()
             .enumerate()
@@ -646,13 +702,86 @@ impl<'a> Runner<'a> {
         Ok(idx)
     }
 
-    fn record_values(&mut self, st: &HelmState, index: usize, i: usize) -> Result<()> {
+    /// `template`'s selection (`getSelectedReleases`): a bad selector is reported
+    /// as Helmfile's error list (`[...]`), and a duplicate by release ID, at the
+    /// second release with that ID.
+    fn template_selection(&self, st: &mut HelmState) -> Result<Vec<usize>> {
+        let marks = self.mark(st).map_err(|e| HelmfileError {
+            message: format!("[{}]", e.message),
+            ..e
+        })?;
+        let idx: Vec<usize> = marks
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m)
+            .map(|(i, _)| i)
+            .collect();
+        let mut seen = std::collections::BTreeSet::new();
+        for &i in &idx {
+            let r = &st.spec.releases[i];
+            let id = release_id(&r.kube_context, &r.namespace, &r.name);
+            if !seen.insert(id.clone()) {
+                return Err(HelmfileError::other(format!(
+                    "found 2 duplicate releases with ID {id:?}"
+                )));
+            }
+        }
+        Ok(idx)
+    }
+
+    /// A release's values files and `--set` arguments, then the `--values` files
+    /// of the command line. Returns every error Helmfile collects for the release:
+    /// its own values, then each missing `--values` file.
+    fn record_values(
+        &mut self,
+        st: &HelmState,
+        index: usize,
+        i: usize,
+    ) -> std::result::Result<(), ReleaseErrors> {
         let ld = self.loader();
         let r = &st.spec.releases[i];
-        let files = generate_values_files(&ld, st, r).map_err(|e| e.at_release(r))?;
-        let set = set_flags(&ld, st, r).map_err(|e| e.at_release(r))?;
+        let own = generate_values_files(&ld, st, r)
+            .and_then(|files| Ok((files, set_flags(&ld, st, r)?)))
+            .map_err(|e| e.at_release(r));
+        let mut errs = Vec::new();
+        let mut extra = Vec::new();
+        for v in &self.input.additional_values {
+            // Helmfile makes the path absolute against the directory it is in for
+            // this state and checks it exists; helm reads it later.
+            let abs = paths::resolve(&st.cwd, v);
+            let shown = abs.display().to_string();
+            match self.input.render.vfs.read_to_string(&abs) {
+                Ok(content) => extra.push(ValuesFile {
+                    origin: v.clone(),
+                    path: Some(shown),
+                    content,
+                }),
+                Err(_) if !self.input.render.vfs.exists(&abs) => errs.push(HelmfileError::new(
+                    ErrorKind::File,
+                    format!("stat {shown}: no such file or directory"),
+                )),
+                Err(e) => errs.push(HelmfileError::new(
+                    ErrorKind::File,
+                    format!("reading {shown}: {e}"),
+                )),
+            }
+        }
+        let (files, set) = match own {
+            Ok(ok) => ok,
+            Err(e) => {
+                return Err(ReleaseErrors {
+                    first: e,
+                    more: errs,
+                })
+            }
+        };
+        if !errs.is_empty() {
+            let first = errs.remove(0);
+            return Err(ReleaseErrors { first, more: errs });
+        }
         let rr = &mut self.out.states[index].releases[i];
         rr.values_files = files;
+        rr.values_files.extend(extra);
         rr.set = set;
         Ok(())
     }
@@ -676,7 +805,8 @@ impl<'a> Runner<'a> {
             if !st.spec.releases[i].desired() {
                 continue;
             }
-            self.record_values(st, index, i)?;
+            // `write-values` stops at a release's first error.
+            self.record_values(st, index, i).map_err(|e| e.first)?;
             let merged = merge_values_files_go(&self.out.states[index].releases[i].values_files)?;
             let merged = GoValue::Map(merged);
             let content = super::seams::encode_go_yaml(&merged)
@@ -715,14 +845,14 @@ impl<'a> Runner<'a> {
     where
         'a: 's,
     {
-        let idx = self.selected_releases(&mut st)?;
+        let idx = self.template_selection(&mut st)?;
         if idx.is_empty() {
             return Ok(false);
         }
         let include_needs = self.input.include_needs || self.input.include_transitive_needs;
         let opts = PlanOptions {
             include_needs,
-            skip_needs: !include_needs,
+            skip_needs: !include_needs && self.input.skip_needs,
         };
         let nodes = Self::plan_nodes(&st);
         let ids =
@@ -770,7 +900,7 @@ impl<'a> Runner<'a> {
         // order first; the charts of releases helm could reach then render on the
         // thread pool (rendering only reads the stack), and the results are taken
         // in order with the same stop-at-first-error rule.
-        let prepared: Vec<Result<()>> = order
+        let prepared: Vec<std::result::Result<(), ReleaseErrors>> = order
             .iter()
             .map(|&i| self.record_values(&st, index, i))
             .collect();
@@ -840,7 +970,8 @@ impl<'a> Runner<'a> {
         let mut errs: Vec<HelmfileError> = Vec::new();
         for (k, (&i, prep)) in order.iter().zip(prepared).enumerate() {
             if let Err(e) = prep {
-                errs.push(e);
+                errs.push(e.first);
+                errs.extend(e.more);
                 continue;
             }
             let pos = self.out.order.len();

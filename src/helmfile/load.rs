@@ -71,7 +71,7 @@ impl std::fmt::Debug for HelmState {
 }
 
 impl HelmState {
-    fn empty(file: &str, base_path: &str, cwd: &Path) -> HelmState {
+    pub(crate) fn empty(file: &str, base_path: &str, cwd: &Path) -> HelmState {
         HelmState {
             spec: ReleaseSetSpec::default(),
             file_path: file.to_string(),
@@ -129,11 +129,13 @@ pub struct LoadOpts {
     pub selectors: Vec<String>,
 }
 
-/// The loader: the chosen environment, the `--namespace` override and the services.
+/// The loader: the chosen environment, the `--namespace` and `--kube-context`
+/// overrides and the services.
 pub struct Loader<'a> {
     pub renv: &'a RenderEnv,
     pub env_name: String,
     pub namespace: String,
+    pub kube_context: String,
     /// Lines Helmfile prints to stderr (warnings).
     pub warnings: &'a RefCell<Vec<String>>,
 }
@@ -211,6 +213,17 @@ impl Loader<'_> {
             true,
             cwd,
         )?;
+        if !self.kube_context.is_empty() {
+            if !st.spec.override_kube_context.is_empty() {
+                return Err(HelmfileError::other(
+                    "err: Cannot use option --kube-context and set attribute kubeContext.",
+                ));
+            }
+            st.spec.override_kube_context = self.kube_context.clone();
+            // Also the default of releases without their own, so release templates
+            // rendered before the override is applied already see it.
+            st.spec.helm_defaults.kube_context = self.kube_context.clone();
+        }
         if !self.namespace.is_empty() {
             if !st.spec.override_namespace.is_empty() {
                 return Err(HelmfileError::other(

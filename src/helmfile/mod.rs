@@ -39,7 +39,7 @@ pub mod tmpl;
 pub mod values;
 pub mod ynode;
 
-pub use app::{render_stack, Command, StackInput};
+pub use app::{render_stack, Command, HelmTemplateFlags, StackInput};
 pub use charts::ChartSources;
 pub use error::HelmfileError;
 pub use model::{ReleaseRender, StackRender, StateRender, WrittenFile};

@@ -16,7 +16,8 @@ use super::spec::ReleaseSpec;
 use super::values::SetArg;
 use crate::template::{Host, Kind, Map, MapType, Object, Registry, Value};
 
-/// SHA-1 of `data`, as lowercase hex (`AbsPathSHA1` in output templates).
+/// SHA-1 of `data`, as lowercase hex (`AbsPathSHA1` in output templates is its
+/// first 8 digits).
 pub fn sha1_hex(data: &[u8]) -> String {
     let mut h: [u32; 5] = [
         0x6745_2301,
@@ -145,7 +146,9 @@ impl Object for Fields {
 /// `GenerateOutputFilePath`: where `write-values` writes a release's values.
 pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>) -> Result<String> {
     let abs = paths::resolve(&st.cwd, &st.file_path).display().to_string();
-    let sha = sha1_hex(abs.as_bytes());
+    // Helmfile keeps only the first 8 hex digits of the path's SHA-1.
+    let mut sha = sha1_hex(abs.as_bytes());
+    sha.truncate(8);
     let ext = paths::ext(&st.file_path);
     let base_name = st.file_path[..st.file_path.len() - ext.len()].to_string();
     let template = template
@@ -233,6 +236,7 @@ pub(crate) fn template_release(
             )
         })
         .collect();
+    let flags = &input.helm_template;
     let mut set = Vec::new();
     let mut set_file = Vec::new();
     for s in &rr.set {
@@ -241,13 +245,17 @@ pub(crate) fn template_release(
             SetArg::SetFile(x) => set_file.push(x.clone()),
         }
     }
+    // The command line's `--set` come after the release's own.
+    set.extend(flags.set.iter().cloned());
     let api_versions = if r.api_versions.is_empty() {
         st.spec.api_versions.clone()
     } else {
         r.api_versions.clone()
     };
-    let kube_version = [&r.kube_version, &st.spec.kube_version]
-        .into_iter()
+    let kube_version = flags
+        .kube_version
+        .iter()
+        .chain([&r.kube_version, &st.spec.kube_version])
         .find(|v| !v.is_empty())
         .cloned();
     let call = ChartCall {
@@ -260,8 +268,9 @@ pub(crate) fn template_release(
         set_file,
         kube_version,
         api_versions,
-        include_crds: false,
-        skip_tests: false,
+        include_crds: flags.include_crds,
+        skip_tests: flags.skip_tests,
+        show_only: flags.show_only.clone(),
         build_deps: dependency_build(input, st, r, &resolved),
         dependency_sources: input.chart_sources.clone(),
         vfs: input.render.vfs.clone(),
@@ -375,6 +384,26 @@ mod tests {
         assert_eq!(
             sha1_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
+        );
+    }
+
+    #[test]
+    fn abs_path_sha1_is_eight_digits() {
+        // helmfile 0.166 for /tmp/hfa/svs/helmfile.yaml.gotmpl (sha1 7d8c2d9e2b27...).
+        let st = HelmState::empty(
+            "helmfile.yaml.gotmpl",
+            ".",
+            std::path::Path::new("/tmp/hfa/svs"),
+        );
+        let r = ReleaseSpec {
+            name: "r".into(),
+            ..ReleaseSpec::default()
+        };
+        let t = "{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}";
+        assert_eq!(output_file_path(&st, &r, Some(t)).unwrap(), "7d8c2d9e/r");
+        assert_eq!(
+            output_file_path(&st, &r, None).unwrap(),
+            "helmfile.yaml-7d8c2d9e/r.yaml"
         );
     }
 }

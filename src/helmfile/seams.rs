@@ -221,6 +221,8 @@ pub struct ChartCall {
     /// [`super::depbuild`]). `None` when deps are skipped or the chart is not a
     /// local directory.
     pub build_deps: Option<String>,
+    /// `--show-only` templates.
+    pub show_only: Vec<String>,
     /// Where remote dependencies missing from `charts/` are looked up.
     pub dependency_sources: super::charts::ChartSources,
     pub vfs: crate::source::Vfs,
@@ -293,6 +295,7 @@ fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
         api_versions: call.api_versions.clone(),
         include_crds: call.include_crds,
         skip_tests: call.skip_tests,
+        show_only: call.show_only.clone(),
         seed: call.seed,
         now: call.now,
         ..RenderOptions::default()

@@ -5,7 +5,7 @@
 //! `,` (no escaping, so `x=a\,b` crashes helmfile), keys split on unescaped `.`, a key
 //! `name[i]` addresses a list element (growing the list with nils), and values are
 //! typed by a short rule list (`true`/`false`/`null` in any case, `0`, and base-10
-//! integers not starting with `0` become `int64`; everything else stays a string).
+//! integers not starting with `0` become integers; everything else stays a string).
 //! Repeated flags are combined with `MergeMaps`, string flags first.
 
 use crate::template::{IntType, List, Map, Value};
@@ -69,12 +69,15 @@ pub fn typed_value(val: &str, string_only: bool) -> Value {
     if val.eq_ignore_ascii_case("null") {
         return Value::Nil;
     }
+    // Helmfile's parser yields `int64`, but the values reach every template only
+    // after a YAML round trip (they are loaded like a values file), which decodes
+    // integers as Go `int`: `kindOf` shows `int`.
     if val == "0" {
-        return Value::Int(0, IntType::Int64);
+        return Value::Int(0, IntType::Int);
     }
     if !val.is_empty() && !val.starts_with('0') {
         if let Some(i) = parse_go_int64(val) {
-            return Value::Int(i, IntType::Int64);
+            return Value::Int(i, IntType::Int);
         }
     }
     Value::str(val)
@@ -235,7 +238,8 @@ mod tests {
 
     #[test]
     fn typing_follows_helmfile() {
-        // From the fidelity lab (F4): a=true,b=1,s=010,f=1.5,nul=null,z=0,neg=-3,u=TRUE,arr[1]=x
+        // From the fidelity lab (F4): a=true,b=1,s=010,f=1.5,nul=null,z=0,neg=-3,u=TRUE,arr[1]=x;
+        // integers as helmfile 0.166's templates see them (`kindOf` is `int`).
         let m = state_values_from_flags(
             &["a=true,b=1,s=010,f=1.5,nul=null,z=0,neg=-3,u=TRUE,arr[1]=x".to_string()],
             &[],
@@ -243,8 +247,8 @@ mod tests {
         .unwrap();
         assert_eq!(
             kinds(&m),
-            "a=bool:true arr=[]interface {}:[nil, \"x\"] b=int64:int64(1) f=string:\"1.5\" \
-             neg=int64:int64(-3) nul=<nil>:nil s=string:\"010\" u=bool:true z=int64:int64(0)"
+            "a=bool:true arr=[]interface {}:[nil, \"x\"] b=int:1 f=string:\"1.5\" \
+             neg=int:-3 nul=<nil>:nil s=string:\"010\" u=bool:true z=int:0"
         );
     }
 
@@ -253,7 +257,7 @@ mod tests {
         let m = state_values_from_flags(&["b=1".into()], &["a=true,n.x=y".into()]).unwrap();
         assert_eq!(
             kinds(&m),
-            "a=string:\"true\" b=int64:int64(1) n=map[string]interface {}:{\"x\": \"y\"}"
+            "a=string:\"true\" b=int:1 n=map[string]interface {}:{\"x\": \"y\"}"
         );
     }
 
