@@ -255,3 +255,16 @@ fn unapplied_release_features_fail_template() {
         }
     }
 }
+
+/// A remote sub-helmfile (`git::https://...`) is downloaded by helmfile; stackproof
+/// reads nothing over the network, so it refuses with the entry's context instead of
+/// skipping it and rendering the rest as if the stack were complete.
+#[test]
+fn remote_sub_helmfiles_are_refused() {
+    let (code, text) = run("-f remote-helmfile.yaml template");
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.starts_with("in ./remote-helmfile.yaml: in .helmfiles[0]: \"git::https://github.com/example/helmfiles.git@releases/remote.yaml?ref=v1.0.0\" is a remote helmfile, which stackproof does not download"),
+        "{text}"
+    );
+}

@@ -440,6 +440,18 @@ impl<'a> Runner<'a> {
                 selectors,
             };
             let context = format!("in .helmfiles[{i}]");
+            if paths::is_remote(&m.path) {
+                // Helmfile downloads these; stackproof reads nothing over the network,
+                // and skipping one would render a different stack as if complete.
+                return Err(HelmfileError::new(
+                    ErrorKind::File,
+                    format!(
+                        "{:?} is a remote helmfile, which stackproof does not download: render a local copy of it instead",
+                        m.path
+                    ),
+                )
+                .wrap(context));
+            }
             self.ctx.push(context.clone());
             let visited = self.visit(scope, &m.path, state_dir, nested, Some(index));
             self.ctx.pop();

@@ -522,6 +522,11 @@ impl Loader<'_> {
         let mut out = Vec::new();
         for h in &st.spec.helmfiles {
             spec::check_sub_helmfile(h).map_err(HelmfileError::other)?;
+            // A remote state (go-getter) is fetched when visited, not globbed.
+            if paths::is_remote(&h.path) {
+                out.push(h.clone());
+                continue;
+            }
             let pattern = st.storage_path(&h.path);
             let mut matches = paths::glob(&self.renv.vfs, &st.cwd, &pattern);
             matches.sort();

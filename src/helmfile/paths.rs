@@ -81,6 +81,29 @@ pub fn is_abs(p: &str) -> bool {
     p.starts_with('/')
 }
 
+/// Whether Helmfile treats a `helmfiles:` path as a remote (go-getter) source to
+/// download, as its `remote.IsRemote` decides: not an absolute path, and either
+/// `GETTER::URL` or anything that parses as a URL with a scheme
+/// (`git::https://host/org/repo@dir/helmfile.yaml?ref=v1`, `https://...`).
+pub fn is_remote(p: &str) -> bool {
+    if is_abs(p) {
+        return false;
+    }
+    let parts: Vec<&str> = p.split("::").collect();
+    let url = if parts.len() == 2 { parts[1] } else { p };
+    if is_abs(url) {
+        return false;
+    }
+    // Go's url.Parse: a scheme is a letter, then letters, digits, `+`, `-`, `.`,
+    // ended by `:`.
+    let Some((scheme, _)) = url.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
 /// The absolute path for I/O of a Go path string seen from `cwd`.
 pub fn resolve(cwd: &Path, p: &str) -> PathBuf {
     if is_abs(p) {
@@ -240,6 +263,28 @@ pub fn glob(vfs: &Vfs, cwd: &Path, pattern: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remote_paths_as_helmfile_tells_them() {
+        for p in [
+            "git::https://github.com/org/repo.git@helmfile.yaml?ref=v1.0.0",
+            "git::ssh://git@github.com/org/repo.git@dir/helmfile.yaml",
+            "s3::https://bucket.s3.amazonaws.com/helmfile.yaml",
+            "https://example.com/helmfile.yaml",
+        ] {
+            assert!(is_remote(p), "{p}");
+        }
+        for p in [
+            "helmfile.d/*.yaml",
+            "../sub/helmfile.yaml",
+            "/abs/helmfile.yaml",
+            "git::/abs/helmfile.yaml",
+            "sub dir/x:y.yaml",
+            "1x:y.yaml",
+        ] {
+            assert!(!is_remote(p), "{p}");
+        }
+    }
 
     #[test]
     fn clean_join_dir_base() {
