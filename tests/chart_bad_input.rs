@@ -168,3 +168,57 @@ fn archived_charts_point_into_the_archive() {
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A symbolic link in a chart that resolves nowhere fails as Helm's walk fails it
+/// (`error evaluating symlink`, with the absolute path Go's `EvalSymlinks` stopped
+/// at), not as an irregular file. The texts are what helm v3.15.3 printed for the
+/// same layout. The links are made in a temporary directory: a dangling link is
+/// no fixture to commit.
+#[test]
+fn unresolvable_symlinks_fail_as_helm_fails() {
+    use std::os::unix::fs::symlink;
+    let base = std::env::temp_dir().join(format!("stackproof-symlinks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let chart = base.join("c");
+    std::fs::create_dir_all(chart.join("templates")).expect("temp chart");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+    )
+    .expect("Chart.yaml");
+    let run = |arg: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_stackproof"))
+            .current_dir(&base)
+            .args(["template", "rel", arg])
+            .output()
+            .expect("run stackproof");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let b = base.display();
+
+    symlink("../nowhere/deeper", chart.join("templates/x.yaml")).expect("link");
+    let (code, err) = run("./c");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "Error: error evaluating symlink {b}/c/templates/x.yaml: lstat {b}/c/nowhere: no such file or directory"
+        )),
+        "{err}"
+    );
+
+    std::fs::remove_file(chart.join("templates/x.yaml")).expect("unlink");
+    symlink("loop1", chart.join("loop2")).expect("link");
+    symlink("loop2", chart.join("loop1")).expect("link");
+    let (code, err) = run("c");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "Error: error evaluating symlink {b}/c/loop1: EvalSymlinks: too many links"
+        )),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -160,6 +160,18 @@ fn walk(
             continue;
         }
         if !e.is_file {
+            // A link that resolves nowhere fails Helm's walk before the file check.
+            // Helm walks the chart's absolute path (`filepath.Abs`), so both paths of
+            // its message are absolute.
+            let abs = std::env::current_dir()
+                .map(|d| crate::source::normalize(&d.join(&e.path)))
+                .unwrap_or_else(|_| e.path.clone());
+            if let Some(err) = eval_symlinks_error(&abs) {
+                return Err(ChartError::load(format!(
+                    "error evaluating symlink {}: {err}",
+                    abs.display()
+                )));
+            }
             return Err(ChartError::load(format!(
                 "cannot load irregular file {} as it has file mode type bits set",
                 e.path.display()
@@ -174,6 +186,100 @@ fn walk(
         });
     }
     Ok(())
+}
+
+/// Why Go's `filepath.EvalSymlinks` fails on `path`, when `path` is a symbolic link
+/// on disk that does not resolve (dangling, a loop): the error text Go gives, such as
+/// `lstat /charts/config: no such file or directory` for the first missing component
+/// of the resolved path. `None` when `path` is no link or resolves.
+fn eval_symlinks_error(path: &Path) -> Option<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    let mut rest = String::from_utf8_lossy(path.as_os_str().as_bytes()).into_owned();
+    // Go's walkSymlinks over components, `dest` being the resolved prefix; `root`
+    // is 1 when the path is absolute (the leading slash is kept).
+    let mut root = usize::from(rest.starts_with('/'));
+    let mut dest = rest[..root].to_string();
+    let mut start = root;
+    let mut links = 0;
+    loop {
+        let bytes = rest.as_bytes();
+        while start < bytes.len() && bytes[start] == b'/' {
+            start += 1;
+        }
+        let mut end = start;
+        while end < bytes.len() && bytes[end] != b'/' {
+            end += 1;
+        }
+        if end == start {
+            return None;
+        }
+        let comp = rest[start..end].to_string();
+        start = end;
+        if comp == "." {
+            continue;
+        }
+        if comp == ".." {
+            match dest[root..].rfind('/').map(|i| i + root) {
+                Some(r) if &dest[r + 1..] != ".." => dest.truncate(r),
+                None if dest.len() > root && dest[root..] != *".." => dest.truncate(root),
+                _ => {
+                    if dest.len() > root {
+                        dest.push('/');
+                    }
+                    dest.push_str("..");
+                }
+            }
+            continue;
+        }
+        if dest.len() > root && !dest.ends_with('/') {
+            dest.push('/');
+        }
+        dest.push_str(&comp);
+        let meta = match std::fs::symlink_metadata(&dest) {
+            Ok(m) => m,
+            Err(e) => return Some(format!("lstat {dest}: {}", go_errno_text(&e))),
+        };
+        if !meta.file_type().is_symlink() {
+            if !meta.is_dir() && end < rest.len() {
+                return Some("not a directory".to_string());
+            }
+            continue;
+        }
+        links += 1;
+        if links > 255 {
+            return Some("EvalSymlinks: too many links".to_string());
+        }
+        let link = match std::fs::read_link(&dest) {
+            Ok(l) => String::from_utf8_lossy(l.as_os_str().as_bytes()).into_owned(),
+            Err(e) => return Some(format!("readlink {dest}: {}", go_errno_text(&e))),
+        };
+        rest = format!("{link}{}", &rest[end..]);
+        if link.starts_with('/') {
+            dest = "/".to_string();
+            root = 1;
+            start = 1;
+        } else {
+            match dest[root..].rfind('/').map(|i| i + root) {
+                Some(r) => dest.truncate(r),
+                None => dest.truncate(root),
+            }
+            start = 0;
+        }
+    }
+}
+
+/// Go's text for the common errno values of a file-system error.
+fn go_errno_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::NotADirectory => "not a directory".to_string(),
+        _ => e.to_string(),
+    }
 }
 
 fn load_archive_file(path: &Path, vfs: &Vfs) -> Result<Arc<Chart>, ChartError> {
