@@ -2,6 +2,7 @@
 //! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
 //! or input errors.
 
+mod goflags;
 pub mod render;
 pub mod repro;
 pub mod template;
