@@ -344,7 +344,18 @@ impl TemplateArgs {
             ("--colour", self.colour.is_some()),
         ];
         if helm == HelmVersion::V3 {
-            if let Some((name, _)) = v4_only.iter().find(|(_, set)| *set) {
+            // Helm names the first unknown flag on the command line.
+            let argv: Vec<String> = std::env::args().collect();
+            let at = |name: &str| {
+                argv.iter()
+                    .position(|a| a == name || a.starts_with(&format!("{name}=")))
+                    .unwrap_or(usize::MAX)
+            };
+            if let Some((name, _)) = v4_only
+                .iter()
+                .filter(|(_, set)| *set)
+                .min_by_key(|(name, _)| at(name))
+            {
                 return Err(Early::from(format!("unknown flag: {name}")));
             }
         }
@@ -416,12 +427,13 @@ impl TemplateArgs {
                 if let Some(w) = self.wait.as_deref().filter(|w| *w != BARE) {
                     match w {
                         "watcher" | "hookOnly" | "legacy" => {}
-                        _ => match goflags::parse_bool(w) {
-                            Ok(b) => warnings.push(format!(
+                        // Only the literal words of Helm 3's boolean are still taken.
+                        _ => match w {
+                            "true" | "false" => warnings.push(format!(
                                 "level=WARN msg=\"--wait={w} is deprecated (boolean value) and can be replaced with --wait={}\"",
-                                if b { "watcher" } else { "hookOnly" }
+                                if w == "true" { "watcher" } else { "hookOnly" }
                             )),
-                            Err(_) => {
+                            _ => {
                                 return Err(bad(
                                     w,
                                     "--wait",
@@ -547,11 +559,14 @@ impl TemplateArgs {
                 "unpacked charts cannot be verified".to_string(),
             )));
         }
+        let insecure =
+            self.boolean(&self.insecure_skip_tls_verify, "--insecure-skip-tls-verify")?;
         check_tls_files(
             helm,
             self.cert_file.as_deref(),
             self.key_file.as_deref(),
             self.ca_file.as_deref(),
+            insecure,
         )
         .map_err(|e| with_warnings(Early::from(e)))?;
         let name = self.release(helm).map_err(with_warnings)?;
@@ -672,75 +687,116 @@ fn name_template(
         .map_err(|e| e.to_string())
 }
 
-/// Helm builds its registry client's TLS settings before anything else: a client
-/// certificate and key given together must be readable PEM, and so must
-/// `--ca-file`. (Whether the key matches the certificate is not checked here.)
+/// Helm builds its registry client's TLS settings before anything else, when a
+/// certificate and key are both given, or a CA file, or `--insecure-skip-tls-verify`:
+/// the files must be readable PEM. (Whether a key matches its certificate is not
+/// checked here.)
 fn check_tls_files(
     helm: HelmVersion,
     cert: Option<&str>,
     key: Option<&str>,
     ca: Option<&str>,
+    insecure: bool,
 ) -> Result<(), String> {
     let lead = "missing registry client: can't create TLS config for client: ";
-    if let (Some(cert), Some(key)) = (cert, key) {
-        let pair = |e: String| match helm {
-            HelmVersion::V3 => {
-                format!("{lead}can't load key pair from cert {cert} and key {key}: {e}")
+    let cert = cert.filter(|c| !c.is_empty());
+    let key = key.filter(|k| !k.is_empty());
+    let ca = ca.filter(|c| !c.is_empty());
+    if !((cert.is_some() && key.is_some()) || ca.is_some() || insecure) {
+        return Ok(());
+    }
+    let pem_has = |data: &[u8], block: &str| {
+        let text = String::from_utf8_lossy(data);
+        text.contains("-----BEGIN ") && text.contains(block)
+    };
+    match helm {
+        HelmVersion::V3 => {
+            if let (Some(cert), Some(key)) = (cert, key) {
+                let pair = |e: String| {
+                    format!("{lead}can't load key pair from cert {cert} and key {key}: {e}")
+                };
+                let c = std::fs::read(cert)
+                    .map_err(|e| pair(format!("open {cert}: {}", go_io_error(&e))))?;
+                let k = std::fs::read(key)
+                    .map_err(|e| pair(format!("open {key}: {}", go_io_error(&e))))?;
+                if !pem_has(&c, "CERTIFICATE") {
+                    return Err(pair(
+                        "tls: failed to find any PEM data in certificate input".into(),
+                    ));
+                }
+                if !pem_has(&k, "PRIVATE KEY") {
+                    return Err(pair("tls: failed to find any PEM data in key input".into()));
+                }
             }
-            HelmVersion::V4 => format!("{lead}{e}"),
-        };
-        // Both files are read before either is parsed.
-        let mut texts = Vec::new();
-        for (path, what) in [(cert, "cert"), (key, "key")] {
-            let data = std::fs::read(path).map_err(|e| {
-                pair(match helm {
-                    HelmVersion::V3 => format!("open {path}: {}", go_io_error(&e)),
-                    HelmVersion::V4 => format!(
-                        "unable to read {what} file: {}: open {path}: {}",
-                        quote(path),
+            if let Some(ca) = ca {
+                let data =
+                    std::fs::read(ca).map_err(|_| format!("{lead}can't read CA file: {ca}"))?;
+                if !pem_has(&data, "CERTIFICATE") {
+                    return Err(format!(
+                        "{lead}failed to append certificates from file: {ca}"
+                    ));
+                }
+            }
+            Ok(())
+        }
+        HelmVersion::V4 => {
+            // Helm 4 reads every file first and reports all read failures together.
+            let mut errs = Vec::new();
+            let mut pair = None;
+            if cert.is_some() || key.is_some() {
+                let (c, k) = (cert.unwrap_or(""), key.unwrap_or(""));
+                match std::fs::read(c) {
+                    Err(e) => errs.push(format!(
+                        "unable to read cert file: {}: open {c}: {}",
+                        quote(c),
                         go_io_error(&e)
-                    ),
-                })
-            })?;
-            texts.push(String::from_utf8_lossy(&data).into_owned());
-        }
-        for (text, (input, block)) in texts
-            .iter()
-            .zip([("certificate", "CERTIFICATE"), ("key", "PRIVATE KEY")])
-        {
-            if !(text.contains("-----BEGIN ") && text.contains(block)) {
-                let e = format!("tls: failed to find any PEM data in {input} input");
-                return Err(pair(match helm {
-                    HelmVersion::V3 => e,
-                    HelmVersion::V4 => format!("unable to load cert from key pair: {e}"),
-                }));
+                    )),
+                    Ok(cd) => match std::fs::read(k) {
+                        Err(e) => errs.push(format!(
+                            "unable to read key file: {}: open {k}: {}",
+                            quote(k),
+                            go_io_error(&e)
+                        )),
+                        Ok(kd) => pair = Some((cd, kd)),
+                    },
+                }
             }
+            let mut ca_data = None;
+            if let Some(ca) = ca {
+                match std::fs::read(ca) {
+                    Err(e) => errs.push(format!(
+                        "can't read CA file: {}: open {ca}: {}",
+                        quote(ca),
+                        go_io_error(&e)
+                    )),
+                    Ok(d) => ca_data = Some(d),
+                }
+            }
+            if !errs.is_empty() {
+                return Err(format!("{lead}{}", errs.join("\n")));
+            }
+            if let Some((c, k)) = pair.filter(|(c, k)| !c.is_empty() && !k.is_empty()) {
+                let input = if !pem_has(&c, "CERTIFICATE") {
+                    Some("certificate")
+                } else if !pem_has(&k, "PRIVATE KEY") {
+                    Some("key")
+                } else {
+                    None
+                };
+                if let Some(input) = input {
+                    return Err(format!("{lead}unable to load cert from key pair: tls: failed to find any PEM data in {input} input"));
+                }
+            }
+            if let Some(d) = ca_data.filter(|d| !d.is_empty()) {
+                if !pem_has(&d, "CERTIFICATE") {
+                    return Err(format!(
+                        "{lead}failed to append certificates from pem block"
+                    ));
+                }
+            }
+            Ok(())
         }
     }
-    let Some(path) = ca else {
-        return Ok(());
-    };
-    let data = match std::fs::read(path) {
-        Ok(d) => d,
-        Err(e) => {
-            return Err(match helm {
-                HelmVersion::V3 => format!("{lead}can't read CA file: {path}"),
-                HelmVersion::V4 => format!(
-                    "{lead}can't read CA file: {}: open {path}: {}",
-                    quote(path),
-                    go_io_error(&e)
-                ),
-            })
-        }
-    };
-    let text = String::from_utf8_lossy(&data);
-    if text.contains("-----BEGIN CERTIFICATE-----") {
-        return Ok(());
-    }
-    Err(match helm {
-        HelmVersion::V3 => format!("{lead}failed to append certificates from file: {path}"),
-        HelmVersion::V4 => format!("{lead}failed to append certificates from pem block"),
-    })
 }
 
 /// The text Go's `syscall.Errno` gives for an I/O error.
