@@ -41,7 +41,7 @@ pub enum Command {
     /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
     Helmfile(Box<helmfile::HelmfileArgs>),
     /// Render a Helm chart exactly as `helm template` would (Helm 3 or 4).
-    Template(template::TemplateArgs),
+    Template(Box<template::TemplateArgs>),
 }
 
 /// Runs the command line and returns the process exit code.
