@@ -14,6 +14,10 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export HELM_CONFIG_HOME="$tmp/config" HELM_CACHE_HOME="$tmp/cache" HELM_DATA_HOME="$tmp/data"
 cd "$dir"
 rm -rf expected && mkdir expected
+# Each run works in a fresh copy of DIR: some flags make helm write into the chart
+# (--dependency-update saves charts/ and Chart.lock), which must touch neither the
+# repository nor the next run.
+work="$tmp/work"
 while IFS=$'\t' read -r id chart rest; do
   [[ "$id" == \#* || -z "$id" ]] && continue
   args="$rest"
@@ -23,10 +27,12 @@ while IFS=$'\t' read -r id chart rest; do
   for v in 3 4; do
     bin="$oracles/helm"; [ "$v" = 4 ] && bin="$oracles/helm-v4.3.1"
     out="expected/$id.v$v.out"; [ "${KEEP_STDOUT:-1}" = 0 ] && out="$tmp/out"
+    case "$out" in /*) ;; *) out="$dir/$out" ;; esac
+    rm -rf "$work" && mkdir "$work" && cp -R "$dir/." "$work/" && rm -rf "$work/expected"
     set +e
     # shellcheck disable=SC2086
-    "$bin" template rel "$chart" --namespace ns $args >"$out" 2>"expected/$id.v$v.err"
-    echo $? >"expected/$id.v$v.rc"
+    (cd "$work" && "$bin" template rel "$chart" --namespace ns $args) >"$out" 2>"$dir/expected/$id.v$v.err"
+    echo $? >"$dir/expected/$id.v$v.rc"
     set -e
     if [ "${KEEP_STDOUT:-1}" = 0 ] && [ -s "$out" ]; then echo "regen: $id v$v printed to stdout" >&2; fi
   done

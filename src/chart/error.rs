@@ -33,6 +33,13 @@ pub struct ChartError {
     pub message: String,
     /// The template file and span the error points at, when known.
     pub location: Option<(SourceFile, Span)>,
+    /// What `helm template --debug` prints on stdout for this failure: the rendered
+    /// files Helm hands back with a YAML parse error (empty for other render
+    /// failures). `None` when Helm has no release yet, so prints nothing.
+    pub debug_manifest: Option<String>,
+    /// A log line Helm writes to stderr before the `Error:` line (Helm 4 logs some
+    /// failures as it returns them).
+    pub log: Option<String>,
 }
 
 impl ChartError {
@@ -41,6 +48,8 @@ impl ChartError {
             phase,
             message: message.into(),
             location: None,
+            debug_manifest: None,
+            log: None,
         }
     }
 
@@ -64,7 +73,17 @@ impl ChartError {
 
     /// The full stderr text `helm template` prints for this error.
     pub fn helm_stderr(&self) -> String {
-        if self.has_debug_hint() {
+        let log = self
+            .log
+            .as_ref()
+            .map(|l| format!("{l}\n"))
+            .unwrap_or_default();
+        log + &self.helm_error_line(self.has_debug_hint())
+    }
+
+    /// The `Error: ` text, with or without Helm's `--debug` hint.
+    pub fn helm_error_line(&self, hint: bool) -> String {
+        if hint {
             format!(
                 "Error: {}\n\nUse --debug flag to render out invalid YAML\n",
                 self.message

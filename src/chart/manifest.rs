@@ -548,9 +548,15 @@ pub fn print(
     if opts.show_only.is_empty() {
         return Ok(all);
     }
-    let docs = split_manifests(helm, &all);
+    select_shown(helm, &all, &opts.show_only)
+}
+
+/// `--show-only`: the documents of `all` rendered from templates matching each
+/// pattern in turn; fails like Helm when a pattern matches nothing.
+pub fn select_shown(helm: HelmVersion, all: &str, patterns: &[String]) -> Result<String, String> {
+    let docs = split_manifests(helm, all);
     let mut out = String::new();
-    for pattern in &opts.show_only {
+    for pattern in patterns {
         let mut missing = true;
         for d in &docs {
             let Some(name) = source_path(d) else { continue };
@@ -565,6 +571,76 @@ pub fn print(
         }
     }
     Ok(out)
+}
+
+/// One file write of `helm template --output-dir`, in Helm's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputWrite {
+    /// The file, spelled as Helm prints it after `wrote ` (the directory and the
+    /// source joined with `/`, not cleaned).
+    pub path: String,
+    /// The document's `# Source:` path.
+    pub source: String,
+    pub content: String,
+    /// Hooks are appended to a file that already exists, even one left by an
+    /// earlier run (Helm asks the file system); other documents only to a file this
+    /// run has written (Helm keeps a record by source path).
+    pub hook: bool,
+}
+
+impl OutputWrite {
+    /// The bytes one write adds to its file (the same framing as on stdout).
+    pub fn text(&self) -> String {
+        format!("---\n# Source: {}\n{}\n", self.source, self.content)
+    }
+}
+
+/// What `helm template --output-dir DIR` writes instead of printing: CRDs (with
+/// `--include-crds`) under `dir`, then regular manifests in install order, then
+/// hooks (unless `--no-hooks`; test hooks left out with `--skip-tests`), both under
+/// `release_dir` (`DIR/NAME` with `--release-name`, else `dir`). `--show-only`
+/// plays no part here: Helm applies it to the (then empty) printed text.
+pub fn output_dir_writes(
+    sorted: &Sorted,
+    crds: &[CrdFile],
+    opts: &PrintOptions,
+    dir: &str,
+    release_dir: &str,
+) -> Vec<OutputWrite> {
+    let mut out = Vec::new();
+    if opts.include_crds {
+        for c in crds {
+            out.push(OutputWrite {
+                path: format!("{dir}/{}", c.path),
+                source: c.path.clone(),
+                content: c.content.clone(),
+                hook: false,
+            });
+        }
+    }
+    for m in &sorted.manifests {
+        out.push(OutputWrite {
+            path: format!("{release_dir}/{}", m.path),
+            source: m.path.clone(),
+            content: m.content.clone(),
+            hook: false,
+        });
+    }
+    if !opts.no_hooks {
+        for h in sorted
+            .hooks
+            .iter()
+            .filter(|h| !(opts.skip_tests && h.is_test_hook()))
+        {
+            out.push(OutputWrite {
+                path: format!("{release_dir}/{}", h.path),
+                source: h.path.clone(),
+                content: h.content.clone(),
+                hook: true,
+            });
+        }
+    }
+    out
 }
 
 /// The path after the chart name in the first `# Source: chart/path` of a document

@@ -53,6 +53,16 @@ pub struct RenderOptions {
     pub seed: Seed,
     /// What `now` returns.
     pub now: Clock,
+    /// `--enable-dns`: `getHostByName` asks the system resolver instead of
+    /// answering `""`.
+    pub enable_dns: bool,
+    /// The checks `helm install`/`template` makes on the release itself (the
+    /// release name's syntax, `--labels` using a name Helm reserves), at the point
+    /// of Helm's pipeline where it makes them. Off for library callers that pass
+    /// names Helm never sees.
+    pub release_checks: bool,
+    /// `--labels`: only checked (they label the release record, not the output).
+    pub labels: Vec<(String, String)>,
 }
 
 impl Default for RenderOptions {
@@ -72,6 +82,9 @@ impl Default for RenderOptions {
             skip_schema_validation: false,
             seed: Seed::default(),
             now: Clock::FIXED,
+            enable_dns: false,
+            release_checks: false,
+            labels: Vec::new(),
         }
     }
 }
@@ -149,6 +162,12 @@ impl Rendered {
     /// The exact stdout of `helm template` with the options given to [`render`].
     pub fn helm_output(&self) -> Result<String, ChartError> {
         self.helm_output_with(&self.print)
+    }
+
+    /// The files `helm template --output-dir` writes, in order (see
+    /// [`manifest::output_dir_writes`]).
+    pub fn output_dir_writes(&self, dir: &str, release_dir: &str) -> Vec<manifest::OutputWrite> {
+        manifest::output_dir_writes(&self.sorted, &self.crds, &self.print, dir, release_dir)
     }
 
     /// The stdout of `helm template` with other output options.
@@ -414,6 +433,17 @@ pub fn render(chart: &Arc<Chart>, opts: &RenderOptions, vfs: &Vfs) -> Result<Ren
 /// Loads the chart at `path` and renders it; errors in Helm's order (values before
 /// the chart).
 pub fn render_path(path: &Path, opts: &RenderOptions, vfs: &Vfs) -> Result<Rendered, ChartError> {
+    render_path_with(path, opts, vfs, Ok)
+}
+
+/// [`render_path`] with a step between loading the chart and rendering it, where
+/// Helm's `--dependency-update` runs.
+pub fn render_path_with(
+    path: &Path,
+    opts: &RenderOptions,
+    vfs: &Vfs,
+    prepare: impl FnOnce(Arc<Chart>) -> Result<Arc<Chart>, ChartError>,
+) -> Result<Rendered, ChartError> {
     let user = opts.values.merge(vfs, opts.helm).map_err(|e| {
         let mut err = ChartError::new(Phase::Values, e);
         locate::values_error(vfs, &mut err);
@@ -424,6 +454,7 @@ pub fn render_path(path: &Path, opts: &RenderOptions, vfs: &Vfs) -> Result<Rende
         locate::load_error(path, vfs, &mut err);
         err
     })?;
+    let chart = prepare(chart)?;
     render_with_values(&chart, opts, user, vfs)
 }
 
@@ -517,6 +548,50 @@ fn helm4_values(node: &mut Node) -> Result<(), String> {
     Ok(())
 }
 
+/// The labels Helm's storage driver sets on a release itself.
+const SYSTEM_LABELS: [&str; 6] = [
+    "name",
+    "owner",
+    "status",
+    "version",
+    "createdAt",
+    "modifiedAt",
+];
+
+/// Helm's `ValidateReleaseName`: a DNS-1123 subdomain of at most 53 characters.
+fn check_release_name(helm: HelmVersion, name: &str) -> Result<(), ChartError> {
+    let label_ok = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && b.iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+            && b[0] != b'-'
+            && b[b.len() - 1] != b'-'
+    };
+    if !name.is_empty() && name.len() <= 53 && name.split('.').all(label_ok) {
+        return Ok(());
+    }
+    let inner = format!(
+        "release name {}: invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53",
+        crate::template::fmt::quote(name)
+    );
+    Err(match helm {
+        HelmVersion::V3 => ChartError::new(Phase::Prepare, inner),
+        HelmVersion::V4 => {
+            // Helm 4 logs the failure, then returns it wrapped.
+            let mut e = ChartError::new(
+                Phase::Prepare,
+                format!("release name check failed: {inner}"),
+            );
+            e.log = Some(format!(
+                "level=ERROR msg=\"release name check failed\" error={}",
+                crate::template::fmt::quote(&inner)
+            ));
+            e
+        }
+    })
+}
+
 /// Renders with already merged user values.
 pub fn render_with_values(
     chart: &Arc<Chart>,
@@ -570,6 +645,9 @@ pub fn render_with_values(
             return Err(err);
         }
     }
+    if opts.release_checks {
+        check_release_name(helm, &opts.release_name)?;
+    }
     let mut w = Warnings::default();
     process_dependencies(helm, &mut root, &user, &mut w)
         .map_err(|e| ChartError::new(Phase::Prepare, e))?;
@@ -597,6 +675,27 @@ pub fn render_with_values(
     }
     let values = values.retyped(values_type(helm));
     warnings.extend(w.0);
+    // Helm checks `--labels` when it builds the release, after the values (and
+    // before rendering): a reserved name fails even though template prints no
+    // release record.
+    if opts.release_checks
+        && opts
+            .labels
+            .iter()
+            .any(|(k, _)| SYSTEM_LABELS.contains(&k.as_str()))
+    {
+        let supplied = match helm {
+            HelmVersion::V3 => "suplied",
+            HelmVersion::V4 => "supplied",
+        };
+        return Err(ChartError::new(
+            Phase::Prepare,
+            format!(
+                "user {supplied} labels contains system reserved label name. System labels: [{}]",
+                SYSTEM_LABELS.join(" ")
+            ),
+        ));
+    }
 
     if !md.kube_version.is_empty()
         && !is_compatible_range(
@@ -625,6 +724,7 @@ pub fn render_with_values(
 
     let mut host = Host::with(opts.seed, opts.now);
     host.vfs = vfs.clone();
+    host.allow_dns = opts.enable_dns;
     let mut rendered: Vec<(String, String)> = Vec::new();
     let mut traces: HashMap<String, TracedOutput> = HashMap::new();
     for t in &tpls {
@@ -663,6 +763,17 @@ pub fn render_with_values(
     let sorted = manifest::sort_manifests(helm, &rendered).map_err(|e| {
         let mut err = ChartError::render(e);
         err.location = yaml_error_origin(helm, &err.message, &traces);
+        // Helm hands the rendered files back for `--debug` to print. It walks a Go
+        // map, so its order varies between runs; path order is one of them.
+        let mut files: Vec<&(String, String)> = rendered.iter().collect();
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut blob = String::new();
+        for (name, content) in files {
+            if !manifest::trim_space(content).is_empty() {
+                blob.push_str(&format!("---\n# Source: {name}\n{content}\n"));
+            }
+        }
+        err.debug_manifest = Some(blob);
         err
     })?;
     warnings.extend(sorted.logs.iter().cloned());

@@ -2,6 +2,7 @@
 //! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
 //! or input errors.
 
+mod goflags;
 pub mod render;
 pub mod repro;
 pub mod template;
@@ -40,7 +41,7 @@ pub enum Command {
     /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
     Helmfile(Box<helmfile::HelmfileArgs>),
     /// Render a Helm chart exactly as `helm template` would (Helm 3 or 4).
-    Template(template::TemplateArgs),
+    Template(Box<template::TemplateArgs>),
 }
 
 /// Runs the command line and returns the process exit code.

@@ -103,6 +103,13 @@ fn sprig_helm4(r: &mut Registry) {
     r.register(dates::FUNCS_HELM4);
 }
 
+/// Sprig's functions alone, as Helm's `--name-template` sees them.
+pub fn sprig_registry(flavor: Flavor) -> Registry {
+    let mut r = Registry::new();
+    sprig(&mut r, flavor);
+    r
+}
+
 /// The functions Helm templates see.
 pub fn helm_registry(flavor: Flavor) -> Registry {
     let mut r = Registry::new();

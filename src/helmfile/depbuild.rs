@@ -39,6 +39,47 @@ struct Locked {
     repository: String,
 }
 
+/// `helm dependency update` of the chart at `dir` for a chart whose `file://`
+/// (and `charts/`) dependencies are all local, as `helm template
+/// --dependency-update` runs it when a dependency is missing: the requirements are
+/// resolved afresh (the lock is not consulted) and packaged. Returns the chart as
+/// it reads afterwards and the lines helm prints on stdout meanwhile (`debug`:
+/// helm's `--debug` adds one per packaged dependency). A dependency from a chart
+/// repository or registry is refused: it needs a download.
+pub fn update(
+    dir: &Path,
+    shown: &str,
+    vfs: &Vfs,
+    debug: bool,
+) -> Result<(Arc<Chart>, Vec<String>), String> {
+    let chart = Chart::load(dir, vfs).map_err(|e| format!("Error: {}", e.message))?;
+    let reqs = chart.metadata.dependencies.clone().unwrap_or_default();
+    if let Some(remote) = reqs
+        .iter()
+        .find(|d| !d.repository.is_empty() && !d.repository.starts_with("file://"))
+    {
+        return Err(format!(
+            "Error: --dependency-update would download dependency {:?} from {}; stackproof does not fetch charts. Run `helm dependency build {shown}` once, then template without --dependency-update",
+            remote.name, remote.repository
+        ));
+    }
+    let locked = resolve(&reqs, dir, shown, vfs)?;
+    let mut out = vec![format!("Saving {} charts", locked.len())];
+    for d in &locked {
+        if d.repository.is_empty() {
+            out.push(format!(
+                "Dependency {} did not declare a repository. Assuming it exists in the charts directory",
+                d.name
+            ));
+        } else if debug {
+            out.push(format!("Archiving {} from repo {}", d.name, d.repository));
+        }
+    }
+    let built = assemble(chart, locked, dir, shown, vfs)?;
+    out.push("Deleting outdated charts".into());
+    Ok((built, out))
+}
+
 fn build_uncached(dir: &Path, shown: &str, vfs: &Vfs) -> Result<Arc<Chart>, String> {
     let chart = Chart::load(dir, vfs).map_err(|e| format!("Error: {}", e.message))?;
     let reqs = chart.metadata.dependencies.clone().unwrap_or_default();
@@ -46,7 +87,6 @@ fn build_uncached(dir: &Path, shown: &str, vfs: &Vfs) -> Result<Arc<Chart>, Stri
         // `helm dependency build` has nothing to do and leaves `charts/` alone.
         return Ok(chart);
     }
-    let lib = HelmVersion::V3.semver_lib();
     let v1 = chart.metadata.api_version == "v1";
     let locked = match &chart.lock {
         Some(lock) => {
@@ -65,6 +105,18 @@ fn build_uncached(dir: &Path, shown: &str, vfs: &Vfs) -> Result<Arc<Chart>, Stri
         }
         None => resolve(&reqs, dir, shown, vfs)?,
     };
+    assemble(chart, locked, dir, shown, vfs)
+}
+
+/// The chart with `charts/` as it is after downloading `locked`.
+fn assemble(
+    chart: Arc<Chart>,
+    locked: Vec<Locked>,
+    dir: &Path,
+    shown: &str,
+    vfs: &Vfs,
+) -> Result<Arc<Chart>, String> {
+    let lib = HelmVersion::V3.semver_lib();
     // `downloadAll`: validate the repository-less ones in `charts/`, package the
     // `file://` ones.
     let mut built: Vec<(String, Arc<Chart>)> = Vec::new();
