@@ -672,6 +672,14 @@ pub fn render_with_values(
             err.location = locate::schema_violation(&values_candidates(opts, &root, vfs), &path);
             return Err(err);
         }
+        // Helm downloads a schema's remote `$ref`s; stackproof reads nothing over the
+        // network, so the values pass unchecked against them. Saying so keeps a
+        // passing render from claiming more than was checked.
+        for (chart, r) in schema::remote_refs_tree(&root) {
+            warnings.push(format!(
+                "WARNING: {chart}: values.schema.json refers to {r}, which stackproof does not download: values were not checked against it"
+            ));
+        }
     }
     let values = values.retyped(values_type(helm));
     warnings.extend(w.0);

@@ -470,6 +470,43 @@ pub fn validate_tree(helm: HelmVersion, node: &Node, values: &Map) -> Result<(),
     validate_tree_at(helm, node, values).map_err(|(text, _)| text)
 }
 
+/// The documents that `$ref`s of the chart tree's schemas point to outside their
+/// own document (`https://host/defs.json` for `https://host/defs.json#/x`), as
+/// `(chart name, document)` in tree order, each once per chart.
+pub fn remote_refs_tree(node: &Node) -> Vec<(String, String)> {
+    fn refs(v: &J, out: &mut Vec<String>) {
+        match v {
+            J::Object(o) => {
+                for (k, x) in o {
+                    match (k.as_str(), x) {
+                        ("$ref", J::String(r)) if !r.starts_with('#') => {
+                            let doc = r.split('#').next().unwrap_or(r).to_string();
+                            if !out.contains(&doc) {
+                                out.push(doc);
+                            }
+                        }
+                        _ => refs(x, out),
+                    }
+                }
+            }
+            J::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(s) = &node.chart.schema {
+        if let Ok(schema) = serde_json::from_slice::<J>(s) {
+            let mut found = Vec::new();
+            refs(&schema, &mut found);
+            out.extend(found.into_iter().map(|r| (node.name.clone(), r)));
+        }
+    }
+    for d in &node.deps {
+        out.extend(remote_refs_tree(d));
+    }
+    out
+}
+
 /// [`validate_tree`], also giving the values path (from the root chart's values,
 /// through subchart keys) of the first failing value, for pointing at the file that
 /// set it.
