@@ -31,27 +31,32 @@ fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>
                 })
                 .collect(),
         ),
-        Value::Map(m) => YKind::Map(
-            m.entries()
+        Value::Map(m) => {
+            let mut entries: Vec<(usize, (YKey, YNode))> = m
+                .entries()
                 .iter()
                 .map(|(k, x)| {
                     path.push(PathSeg::Key(k.clone()));
-                    let key_line = spans
+                    let key_at = spans
                         .and_then(|s| s.get(path.as_slice()))
                         .and_then(|s| s.key)
-                        .map_or(0, |k| line_of(text, k.start as usize));
+                        .map(|k| k.start as usize);
+                    let key_line = key_at.map_or(0, |at| line_of(text, at));
                     let n = build(x, spans, text, path);
                     path.pop();
-                    (
-                        YKey {
-                            text: k.clone(),
-                            line: key_line,
-                        },
-                        n,
-                    )
+                    let key = YKey {
+                        text: k.clone(),
+                        line: key_line,
+                    };
+                    (key_at.unwrap_or(usize::MAX), (key, n))
                 })
-                .collect(),
-        ),
+                .collect();
+            // Document order, as yaml.v2 visits a mapping: the order its errors
+            // (unknown fields, wrong types) are listed in. Keys without a known
+            // place keep their relative order, last.
+            entries.sort_by_key(|(at, _)| *at);
+            YKind::Map(entries.into_iter().map(|(_, e)| e).collect())
+        }
         other => {
             let mut node = YNode::from_value(other);
             if let (YKind::Scalar(s), Some(sp)) = (&mut node.kind, here) {
