@@ -66,6 +66,26 @@ pub struct Chart {
     pub(crate) cache: OnceLock<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
+impl Chart {
+    /// This chart with other metadata and subcharts (a stamped version, dependencies
+    /// built as `helm dependency build` would), everything else shared; the copy
+    /// starts with an empty render cache.
+    pub fn with_parts(&self, metadata: Metadata, dependencies: Vec<Arc<Chart>>) -> Arc<Chart> {
+        Arc::new(Chart {
+            metadata,
+            lock: self.lock.clone(),
+            templates: self.templates.clone(),
+            files: self.files.clone(),
+            values: self.values.clone(),
+            values_file: self.values_file.clone(),
+            schema: self.schema.clone(),
+            dependencies,
+            origin: self.origin.clone(),
+            cache: OnceLock::new(),
+        })
+    }
+}
+
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A file's bytes without a leading UTF-8 byte-order mark (Helm drops it); copied

@@ -194,6 +194,16 @@ fn fill(slots: &Slots, k: usize, t: TemplatedRelease) {
     *slots[k].lock().unwrap_or_else(PoisonError::into_inner) = Some(t);
 }
 
+/// The indexes of the marked releases.
+fn marked(marks: &[bool]) -> Vec<usize> {
+    marks
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| **m)
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// `visitStates` failures: an ordinary error or "nothing matched".
 enum VisitError {
     NoMatch,
@@ -703,13 +713,7 @@ impl<'a> Runner<'a> {
     }
 
     fn selected_releases(&self, st: &mut HelmState) -> Result<Vec<usize>> {
-        let marks = self.mark(st)?;
-        let idx: Vec<usize> = marks
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| **m)
-            .map(|(i, _)| i)
-            .collect();
+        let idx = marked(&self.mark(st)?);
         Self::check_duplicates(st, &idx)?;
         Ok(idx)
     }
@@ -722,12 +726,7 @@ impl<'a> Runner<'a> {
             message: format!("[{}]", e.message),
             ..e
         })?;
-        let idx: Vec<usize> = marks
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| **m)
-            .map(|(i, _)| i)
-            .collect();
+        let idx = marked(&marks);
         let mut seen = std::collections::BTreeSet::new();
         for &i in &idx {
             let r = &st.spec.releases[i];

@@ -12,7 +12,7 @@
 //! Errors are helm's stderr line (`Error: …`); the caller adds Helmfile's wrapping.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::chart::{Chart, Dependency, HelmVersion};
 use crate::funcs::semver::{Constraints, Version};
@@ -190,18 +190,7 @@ fn assemble(
         .collect();
     deps.extend(built.into_iter().map(|(_, c)| c));
     deps.sort_by(|a, b| a.name().cmp(b.name()));
-    Ok(Arc::new(Chart {
-        metadata: chart.metadata.clone(),
-        lock: chart.lock.clone(),
-        templates: chart.templates.clone(),
-        files: chart.files.clone(),
-        values: chart.values.clone(),
-        values_file: chart.values_file.clone(),
-        schema: chart.schema.clone(),
-        dependencies: deps,
-        origin: chart.origin.clone(),
-        cache: OnceLock::new(),
-    }))
+    Ok(chart.with_parts(chart.metadata.clone(), deps))
 }
 
 /// Helm's `GetLocalPath`: a `file://` path relative to the chart (or absolute),

@@ -355,16 +355,5 @@ fn complete_chart(
     if let Some(v) = &call.version_override {
         metadata.version = v.clone();
     }
-    Ok(Arc::new(crate::chart::Chart {
-        metadata,
-        lock: chart.lock.clone(),
-        templates: chart.templates.clone(),
-        files: chart.files.clone(),
-        values: chart.values.clone(),
-        values_file: chart.values_file.clone(),
-        schema: chart.schema.clone(),
-        dependencies: deps,
-        origin: chart.origin.clone(),
-        cache: std::sync::OnceLock::new(),
-    }))
+    Ok(chart.with_parts(metadata, deps))
 }
