@@ -261,7 +261,12 @@ fn eval_symlinks_error(path: &Path) -> Option<String> {
         dest.push_str(&comp);
         let meta = match std::fs::symlink_metadata(&dest) {
             Ok(m) => m,
-            Err(e) => return Some(format!("lstat {dest}: {}", go_errno_text(&e))),
+            Err(e) => {
+                return Some(format!(
+                    "lstat {dest}: {}",
+                    crate::source::go_errno_text(&e)
+                ))
+            }
         };
         if !meta.file_type().is_symlink() {
             if !meta.is_dir() && end < rest.len() {
@@ -275,7 +280,12 @@ fn eval_symlinks_error(path: &Path) -> Option<String> {
         }
         let link = match std::fs::read_link(&dest) {
             Ok(l) => String::from_utf8_lossy(l.as_os_str().as_bytes()).into_owned(),
-            Err(e) => return Some(format!("readlink {dest}: {}", go_errno_text(&e))),
+            Err(e) => {
+                return Some(format!(
+                    "readlink {dest}: {}",
+                    crate::source::go_errno_text(&e)
+                ))
+            }
         };
         rest = format!("{link}{}", &rest[end..]);
         if link.starts_with('/') {
@@ -289,16 +299,6 @@ fn eval_symlinks_error(path: &Path) -> Option<String> {
             }
             start = 0;
         }
-    }
-}
-
-/// Go's text for the common errno values of a file-system error.
-fn go_errno_text(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        std::io::ErrorKind::NotADirectory => "not a directory".to_string(),
-        _ => e.to_string(),
     }
 }
 

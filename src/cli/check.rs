@@ -183,11 +183,7 @@ pub fn run_check(
     let opts = EvalOptions {
         now: config.now.unwrap_or_else(|| EvalOptions::default().now),
     };
-    let clock = Clock {
-        unix: opts.now,
-        nanos: 0,
-    };
-    let rendered = render_cells(config, renderers, &cells, clock);
+    let rendered = render_cells(config, renderers, &cells, Clock::at(opts.now));
     let outcomes: Vec<_> = rendered[..evaluated]
         .par_iter()
         .zip(cells[..evaluated].par_iter())

@@ -219,10 +219,7 @@ pub fn run_diff(args: &DiffArgs, cwd: &Path, color: bool) -> Result<(String, i32
 
     let renderers = Renderers::builtin();
     // Both sides render at one instant, so `now` in a template is no change.
-    let clock = Clock {
-        unix: head.now.unwrap_or_else(|| EvalOptions::default().now),
-        nanos: 0,
-    };
+    let clock = Clock::at(head.now.unwrap_or_else(|| EvalOptions::default().now));
     let head_cells = render_cells(&head, &renderers, &selected(&head, args), clock);
     let base_cells = render_cells(&base, &renderers, &selected(&base, args), clock);
     let report = diff_cells(&base_cells, &head_cells);

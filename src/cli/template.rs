@@ -403,7 +403,7 @@ impl TemplateArgs {
         }
         let bad = |v: &str, flag: &str, e: String| Early::from(goflags::invalid(v, flag, &e));
         if let Some(t) = &self.timeout {
-            goflags::parse_duration(t).map_err(|e| bad(t, "--timeout", e))?;
+            crate::funcs::dates::parse_duration(t).map_err(|e| bad(t, "--timeout", e))?;
         }
         if let Some(n) = &self.burst_limit {
             goflags::parse_int(n).map_err(|e| bad(n, "--burst-limit", e))?;
@@ -715,10 +715,12 @@ fn check_tls_files(
                 let pair = |e: String| {
                     format!("{lead}can't load key pair from cert {cert} and key {key}: {e}")
                 };
-                let c = std::fs::read(cert)
-                    .map_err(|e| pair(format!("open {cert}: {}", go_io_error(&e))))?;
-                let k = std::fs::read(key)
-                    .map_err(|e| pair(format!("open {key}: {}", go_io_error(&e))))?;
+                let c = std::fs::read(cert).map_err(|e| {
+                    pair(format!("open {cert}: {}", crate::source::go_errno_text(&e)))
+                })?;
+                let k = std::fs::read(key).map_err(|e| {
+                    pair(format!("open {key}: {}", crate::source::go_errno_text(&e)))
+                })?;
                 if !pem_has(&c, "CERTIFICATE") {
                     return Err(pair(
                         "tls: failed to find any PEM data in certificate input".into(),
@@ -749,13 +751,13 @@ fn check_tls_files(
                     Err(e) => errs.push(format!(
                         "unable to read cert file: {}: open {c}: {}",
                         quote(c),
-                        go_io_error(&e)
+                        crate::source::go_errno_text(&e)
                     )),
                     Ok(cd) => match std::fs::read(k) {
                         Err(e) => errs.push(format!(
                             "unable to read key file: {}: open {k}: {}",
                             quote(k),
-                            go_io_error(&e)
+                            crate::source::go_errno_text(&e)
                         )),
                         Ok(kd) => pair = Some((cd, kd)),
                     },
@@ -767,7 +769,7 @@ fn check_tls_files(
                     Err(e) => errs.push(format!(
                         "can't read CA file: {}: open {ca}: {}",
                         quote(ca),
-                        go_io_error(&e)
+                        crate::source::go_errno_text(&e)
                     )),
                     Ok(d) => ca_data = Some(d),
                 }
@@ -796,20 +798,6 @@ fn check_tls_files(
             }
             Ok(())
         }
-    }
-}
-
-/// The text Go's `syscall.Errno` gives for an I/O error.
-fn go_io_error(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    let s = match s.find(" (os error") {
-        Some(i) => &s[..i],
-        None => &s,
-    };
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) => f.to_lowercase().chain(c).collect(),
-        None => String::new(),
     }
 }
 
@@ -1006,8 +994,13 @@ fn write_output_dir(rendered: &Rendered, c: &Checked, dir: &str) -> Result<Strin
 fn write_file(path: &str, text: &str, append: bool) -> Result<(), String> {
     let p = Path::new(path);
     if let Some(parent) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("mkdir {}: {}", parent.display(), go_io_error(&e)))?;
+        std::fs::create_dir_all(parent).map_err(|e| {
+            format!(
+                "mkdir {}: {}",
+                parent.display(),
+                crate::source::go_errno_text(&e)
+            )
+        })?;
     }
     let file = if append {
         std::fs::OpenOptions::new().append(true).open(p)
@@ -1015,5 +1008,5 @@ fn write_file(path: &str, text: &str, append: bool) -> Result<(), String> {
         std::fs::File::create(p)
     };
     file.and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("open {path}: {}", go_io_error(&e)))
+        .map_err(|e| format!("open {path}: {}", crate::source::go_errno_text(&e)))
 }

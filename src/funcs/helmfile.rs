@@ -140,13 +140,7 @@ fn os_error(e: &crate::source::VfsError, shown: &str) -> String {
     match e {
         VfsError::NotFound { .. } => format!("open {shown}: no such file or directory"),
         VfsError::Io { source, .. } => {
-            let reason = match source.raw_os_error() {
-                Some(13) => "permission denied".to_string(),
-                Some(20) => "not a directory".to_string(),
-                Some(21) => "is a directory".to_string(),
-                _ => source.to_string(),
-            };
-            format!("read {shown}: {reason}")
+            format!("read {shown}: {}", crate::source::go_errno_text(source))
         }
     }
 }

@@ -204,6 +204,22 @@ fn absolute(p: &Path) -> PathBuf {
     }
 }
 
+/// The text Go gives for the errno of an I/O error (`no such file or directory`,
+/// `permission denied`): the C library's message, which Go's table repeats, with
+/// Rust's ` (os error N)` suffix dropped and the first letter lowercased.
+pub fn go_errno_text(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    let s = match s.find(" (os error") {
+        Some(i) => &s[..i],
+        None => &s,
+    };
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 /// Lexical normalisation (`a/./b/../c` → `a/c`), like Go's `filepath.Clean` without
 /// touching the disk.
 pub fn normalize(p: &Path) -> PathBuf {

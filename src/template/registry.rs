@@ -365,6 +365,11 @@ impl Clock {
         nanos: 0,
     };
 
+    /// The whole second `unix` (Unix seconds, UTC).
+    pub const fn at(unix: i64) -> Clock {
+        Clock { unix, nanos: 0 }
+    }
+
     /// The system clock now.
     pub fn system() -> Clock {
         match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {

@@ -375,7 +375,18 @@ pub fn decode_raw(text: &str, strict: bool, string_map: bool) -> Result<GoValue,
 /// (`404`, `true`): for reading values whose maps have typed keys, where the
 /// decoding modes above would refuse them.
 pub fn go_to_value_plain_keys(v: GoValue) -> Value {
-    match v {
+    let plain = |_: &GoMap, k: &GoValue| Ok::<_, String>(plain_key_text(k));
+    // The key function never fails, so neither does the conversion.
+    go_to_value(v, &plain).unwrap_or(Value::Nil)
+}
+
+/// A decoded Go value as a template value, each map key spelled by `key` (which
+/// sees the whole map, for its error text) or the conversion failing with its error.
+fn go_to_value(
+    v: GoValue,
+    key: &dyn Fn(&GoMap, &GoValue) -> Result<String, String>,
+) -> Result<Value, String> {
+    Ok(match v {
         GoValue::Nil => Value::Nil,
         GoValue::Bool(b) => Value::Bool(b),
         GoValue::Int(i) => Value::int(i),
@@ -383,16 +394,22 @@ pub fn go_to_value_plain_keys(v: GoValue) -> Value {
         GoValue::Float(f) => Value::Float(f),
         GoValue::Str(s) => Value::String(s.into()),
         GoValue::Seq(items) => Value::List(List::new(
-            items.into_iter().map(go_to_value_plain_keys).collect(),
+            items
+                .into_iter()
+                .map(|x| go_to_value(x, key))
+                .collect::<Result<Vec<_>, _>>()?,
         )),
         GoValue::Map(m) => {
-            let out = Map::new();
-            for (k, v) in m.into_entries() {
-                out.insert(plain_key_text(&k), go_to_value_plain_keys(v));
+            // Keys are spelled while the map is whole; a failing one fails in its
+            // entry's turn, after the values before it.
+            let keys: Vec<_> = m.iter().map(|(k, _)| key(&m, k)).collect();
+            let mut out = BTreeMap::new();
+            for (k, (_, v)) in keys.into_iter().zip(m.into_entries()) {
+                out.insert(k?, go_to_value(v, key)?);
             }
-            Value::Map(out)
+            Value::Map(Map::from_btree(out))
         }
-    }
+    })
 }
 
 /// Decodes the first document of `text` as the selected program does.
@@ -750,42 +767,22 @@ fn cast_error(msg: String, text: &str) -> YamlError {
 }
 
 fn cast_map(m: GoMap) -> Result<Value, String> {
-    // The error text shows the whole map, so it is kept only when a key will fail.
-    let snapshot = m
-        .iter()
-        .any(|(k, _)| !matches!(k, GoValue::Str(_)))
-        .then(|| GoValue::Map(m.clone()));
-    let mut out = BTreeMap::new();
-    for (k, v) in m.into_entries() {
-        let GoValue::Str(key) = k else {
-            return Err(format!(
-                "unexpected type of key in map: expected string, got {}: value={}, map={}",
-                k.type_name(),
-                gofmt::plain_v(&k),
-                snapshot.as_ref().map(gofmt::plain_v).unwrap_or_default()
-            ));
-        };
-        out.insert(key, cast_value(v)?);
-    }
-    Ok(Value::Map(Map::from_btree(out)))
+    cast_value(GoValue::Map(m))
 }
 
+/// Helmfile's `CastKeysToStrings`: every map key must already be a string.
 fn cast_value(v: GoValue) -> Result<Value, String> {
-    Ok(match v {
-        GoValue::Nil => Value::Nil,
-        GoValue::Bool(b) => Value::Bool(b),
-        GoValue::Int(i) => Value::int(i),
-        GoValue::Uint(u) => Value::Uint(u, UintType::Uint64),
-        GoValue::Float(f) => Value::Float(f),
-        GoValue::Str(s) => Value::String(s.into()),
-        GoValue::Seq(items) => Value::List(List::new(
-            items
-                .into_iter()
-                .map(cast_value)
-                .collect::<Result<Vec<_>, _>>()?,
+    let string_key = |m: &GoMap, k: &GoValue| match k {
+        GoValue::Str(s) => Ok(s.clone()),
+        // The error text shows the whole map.
+        other => Err(format!(
+            "unexpected type of key in map: expected string, got {}: value={}, map={}",
+            other.type_name(),
+            gofmt::plain_v(other),
+            gofmt::plain_v(&GoValue::Map(m.clone()))
         )),
-        GoValue::Map(m) => cast_map(m)?,
-    })
+    };
+    go_to_value(v, &string_key)
 }
 
 // ---- encoding ----------------------------------------------------------------------
