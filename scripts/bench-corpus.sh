@@ -28,7 +28,9 @@ case "$version" in
 esac
 [ -x "$helm" ] || { echo "bench-corpus: no $helm" >&2; exit 2; }
 if [ -n "${STACKPROOF_BIN:-}" ]; then
-  sp="$STACKPROOF_BIN"
+  # The cases run from the corpus folder, so a relative path would name nothing there.
+  sp="$(cd "$(dirname "$STACKPROOF_BIN")" && pwd)/$(basename "$STACKPROOF_BIN")"
+  [ -x "$sp" ] || { echo "bench-corpus: $STACKPROOF_BIN is not an executable" >&2; exit 2; }
 else
   (cd "$root" && cargo build --release --quiet --bin stackproof)
   sp="$root/target/release/stackproof"
