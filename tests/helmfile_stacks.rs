@@ -21,8 +21,10 @@
 //! semver version (`stack-charts`); command-line flags (`--kube-context`,
 //! `--allow-no-matching-release`, template's `--skip-tests`, `--include-crds`,
 //! `--kube-version`, `--set`, `--values`, `--show-only`, `--skip-needs`, and the
-//! accepted no-ops) and `HELMFILE_ENVIRONMENT` (`stack-flags`, `stack-basics`); plus
-//! one file per error case (`stack-errors`).
+//! accepted no-ops) and `HELMFILE_ENVIRONMENT` (`stack-flags`, `stack-basics`);
+//! `--output-dir` and `--output-dir-template` with several documents per template,
+//! hooks, CRDs and nested states, compared as the files helm would leave and its
+//! `wrote` lines (`stack-outdir`); plus one file per error case (`stack-errors`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -32,7 +34,7 @@ use stackproof::cli::helmfile::{input_from_args, HelmfileArgs};
 use stackproof::helmfile::{render_stack, StackInput, StackRender};
 
 /// Checks that must be identical (raise as conformance improves; never lower it).
-const FLOOR: usize = 286;
+const FLOOR: usize = 384;
 
 #[derive(Parser)]
 #[command(name = "helmfile")]
@@ -114,11 +116,15 @@ fn helm_failure(exp: &str) -> Option<String> {
     Some(format!("{context}: {line}{close}\n"))
 }
 
+/// Where `@OUT@` in a case's arguments points: nothing is written there (the test
+/// looks at what would be), and regen.sh's files and listings call it `OUT`.
+const OUT: &str = "/nonexistent-stackproof-out";
+
 /// The input of a case's helmfile invocation, with `extra` flags put first.
 fn input_for(c: &Case, extra: &[&str]) -> StackInput {
     let mut argv = vec!["helmfile".to_string()];
     argv.extend(extra.iter().map(|s| s.to_string()));
-    argv.extend(c.args.iter().cloned());
+    argv.extend(c.args.iter().map(|a| a.replace("@OUT@", OUT)));
     if c.args.iter().any(|a| a == "write-values") {
         argv.push("--output-file-template".into());
         argv.push("{{ .Release.Name }}.yaml".into());
@@ -161,6 +167,113 @@ fn allow_exec_keeps_every_result() {
     }
 }
 
+/// `-<8 hex digits>-` (the state path's hash in default output folders, which
+/// depends on where the tree is) as `-HASH-`.
+fn mask_hash(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < s.len() {
+        let hashed = b[i] == b'-'
+            && i + 10 <= b.len()
+            && b[i + 9] == b'-'
+            && b[i + 1..i + 9]
+                .iter()
+                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
+        if hashed {
+            out.push_str("-HASH-");
+            i += 10;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or('?');
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// A written path as regen.sh names it: `OUT/...` or `TREE/...`, hash masked.
+fn output_key(abs: &Path) -> String {
+    let abs = stackproof::source::normalize(abs);
+    let shown = if let Ok(rest) = abs.strip_prefix(OUT) {
+        format!("OUT/{}", rest.display())
+    } else if let Ok(rest) = abs.strip_prefix(root()) {
+        format!("TREE/{}", rest.display())
+    } else {
+        abs.display().to_string()
+    };
+    mask_hash(&shown)
+}
+
+/// `template --output-dir`: the files and folders helm would leave (appending as
+/// Helm does), and its `wrote` lines as Helmfile logs them.
+fn output_tree(out: &StackRender) -> (BTreeMap<String, String>, Vec<String>, String) {
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    let mut dirs = std::collections::BTreeSet::new();
+    // Folders helm (or Helmfile) makes: regen.sh lists those new after the run.
+    let mut add_dirs = |p: &Path| {
+        for a in p.ancestors() {
+            let k = output_key(a);
+            let new = match (k.strip_prefix("OUT/"), k.strip_prefix("TREE/")) {
+                (Some(rest), _) => !rest.is_empty(),
+                (_, Some(rest)) => !root().join(rest).exists(),
+                _ => false,
+            };
+            if new {
+                dirs.insert(k);
+            }
+        }
+    };
+    for f in &out.manifest_files {
+        add_dirs(&f.base.join(&f.dir));
+        let mut this_run = std::collections::HashSet::new();
+        for w in &f.writes {
+            let abs = f.base.join(&w.path);
+            if let Some(parent) = abs.parent() {
+                add_dirs(parent);
+            }
+            let key = output_key(&abs);
+            let append = if w.hook {
+                files.contains_key(&key)
+            } else {
+                this_run.contains(&w.source)
+            };
+            let entry = files.entry(key).or_default();
+            if !append {
+                entry.clear();
+            }
+            entry.push_str(&w.text());
+            this_run.insert(w.source.clone());
+        }
+    }
+    let log = mask_hash(&out.log.replace(OUT, "OUT"))
+        .lines()
+        .filter(|l| l.starts_with("wrote "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    (files, dirs.into_iter().collect(), log)
+}
+
+/// Every file under `dir`, by its path relative to `dir`.
+fn files_under(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                out.insert(
+                    rel.display().to_string(),
+                    std::fs::read_to_string(&p).unwrap_or_default(),
+                );
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn stacks_match_helmfile() {
     let mut identical = 0;
@@ -201,6 +314,39 @@ fn stacks_match_helmfile() {
                 got.trim_end()
             );
             check("error", got == exp, detail);
+        }
+        if c.args.iter().any(|a| a.starts_with("--output-dir")) {
+            let (files, dirs, log) = output_tree(&out);
+            let want = files_under(&exp_dir.join("files"));
+            for (name, exp) in &want {
+                check(
+                    &format!("files/{name}"),
+                    files.get(name) == Some(exp),
+                    String::new(),
+                );
+            }
+            let extra: Vec<&String> = files.keys().filter(|k| !want.contains_key(*k)).collect();
+            check(
+                "set of written files",
+                extra.is_empty(),
+                format!(" (not written by helm: {extra:?})"),
+            );
+            let want_dirs: Vec<String> = read("dirs")
+                .unwrap_or_default()
+                .lines()
+                .map(String::from)
+                .collect();
+            check(
+                "folders",
+                dirs == want_dirs,
+                format!("\n    want: {want_dirs:?}\n    got:  {dirs:?}"),
+            );
+            let want_log = read("log").unwrap_or_default();
+            check(
+                "wrote lines",
+                log == want_log,
+                format!("\n    want: {want_log}\n    got:  {log}"),
+            );
         }
         if is_wv {
             if let Ok(rd) = std::fs::read_dir(exp_dir.join("values")) {

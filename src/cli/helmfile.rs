@@ -9,7 +9,7 @@
 //! `--allow-exec`. Helmfile flags that only steer logging, helm processes or a
 //! cluster connection are accepted and have no effect; those whose effect
 //! stackproof cannot reproduce offline (`template --validate`, `--args`,
-//! `--post-renderer`, `--output-dir`) are refused rather than ignored. The process
+//! `--post-renderer`) are refused rather than ignored. The process
 //! environment is passed to templates (`env`, `requiredEnv`), as helmfile does, and
 //! `HELMFILE_ENVIRONMENT` is the default environment.
 
@@ -198,10 +198,12 @@ pub enum HelmfileCommand {
         /// Arguments of --post-renderer (no effect without it, as in helmfile).
         #[arg(long = "post-renderer-args", allow_hyphen_values = true)]
         post_renderer_args: Vec<String>,
-        /// Not supported: stackproof prints manifests, it does not write them.
+        /// Write each release's manifests under DIR (relative to its state file's
+        /// directory) instead of printing them, as `helm template --output-dir`.
         #[arg(long = "output-dir")]
         output_dir: Option<String>,
-        /// Not supported (see --output-dir).
+        /// Each release's output directory as a Go template (`.OutputDir`, `.State`,
+        /// `.Release`); default `{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name}}`.
         #[arg(long = "output-dir-template")]
         output_dir_template: Option<String>,
     },
@@ -288,16 +290,6 @@ pub fn input_from_args(
                     "--post-renderer",
                     "stackproof runs no post-renderer",
                 ),
-                (
-                    output_dir.is_some(),
-                    "--output-dir",
-                    "stackproof prints the manifests instead of writing them",
-                ),
-                (
-                    output_dir_template.is_some(),
-                    "--output-dir-template",
-                    "stackproof prints the manifests instead of writing them",
-                ),
             ];
             if let Some((_, flag, why)) = unsupported.iter().find(|(given, _, _)| *given) {
                 return Err(format!(
@@ -314,6 +306,11 @@ pub fn input_from_args(
                 kube_version: kube_version.clone(),
                 set: set.clone(),
                 show_only: show_only.clone(),
+                // Either flag makes helm write files (`--output-dir` may then be
+                // empty, and the template decides alone).
+                output_dir: (output_dir.is_some() || output_dir_template.is_some())
+                    .then(|| output_dir.clone().unwrap_or_default()),
+                output_dir_template: output_dir_template.clone(),
             };
             Command::Template {
                 render_manifests: true,
@@ -435,6 +432,13 @@ pub fn run(args: HelmfileArgs) -> i32 {
             return 1;
         }
     }
+    for files in &out.manifest_files {
+        if let Err(e) = write_release_files(files) {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    }
+    eprint!("{}", out.log);
     if let Some(e) = &out.error {
         // Helmfile's message as it prints it, then where the error is.
         eprintln!("{}", e.message);
@@ -443,6 +447,44 @@ pub fn run(args: HelmfileArgs) -> i32 {
         }
     }
     out.exit_code
+}
+
+/// What one `helm template --output-dir` run of a release leaves on disk: its
+/// directory (Helmfile makes it first), then each document, appended to a file this
+/// run already wrote for the same template, or for a hook to any file already
+/// there (as Helm decides).
+fn write_release_files(files: &crate::helmfile::ReleaseFiles) -> Result<(), String> {
+    use std::io::Write;
+    let at = |p: &str| files.base.join(p);
+    std::fs::create_dir_all(at(&files.dir))
+        .map_err(|e| format!("mkdir {}: {}", files.dir, crate::source::go_errno_text(&e)))?;
+    let mut written = std::collections::HashSet::new();
+    for w in &files.writes {
+        let path = at(&w.path);
+        let append = if w.hook {
+            path.exists()
+        } else {
+            written.contains(&w.source)
+        };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                format!(
+                    "mkdir {}: {}",
+                    parent.display(),
+                    crate::source::go_errno_text(&e)
+                )
+            })?;
+        }
+        let file = if append {
+            std::fs::OpenOptions::new().append(true).open(&path)
+        } else {
+            std::fs::File::create(&path)
+        };
+        file.and_then(|mut f| f.write_all(w.text().as_bytes()))
+            .map_err(|e| format!("open {}: {}", w.path, crate::source::go_errno_text(&e)))?;
+        written.insert(w.source.clone());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -476,11 +518,6 @@ mod tests {
                 &["template", "--post-renderer", "./pr.sh"],
                 "--post-renderer",
             ),
-            (&["template", "--output-dir", "out"], "--output-dir"),
-            (
-                &["template", "--output-dir-template", "x"],
-                "--output-dir-template",
-            ),
         ] {
             let err = input(argv, &[]).err().unwrap_or_default();
             assert!(
@@ -490,6 +527,30 @@ mod tests {
         }
         // helmfile 0.166 has no --skip-refresh at all.
         assert!(input(&["template", "--skip-refresh"], &[]).is_err());
+    }
+
+    #[test]
+    fn either_output_dir_flag_makes_helm_write_files() {
+        let flags = |argv: &[&str]| {
+            let i = input(argv, &[]).expect("valid flags");
+            (
+                i.helm_template.output_dir,
+                i.helm_template.output_dir_template,
+            )
+        };
+        assert_eq!(flags(&["template"]), (None, None));
+        assert_eq!(
+            flags(&["template", "--output-dir", "out"]),
+            (Some("out".to_string()), None)
+        );
+        // A template alone: helm gets whatever it gives, `.OutputDir` being empty.
+        assert_eq!(
+            flags(&["template", "--output-dir-template", "x/{{ .Release.Name }}"]),
+            (
+                Some(String::new()),
+                Some("x/{{ .Release.Name }}".to_string())
+            )
+        );
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub struct HelmTemplateFlags {
     pub set: Vec<String>,
     /// `--show-only` templates.
     pub show_only: Vec<String>,
+    /// `--output-dir`: helm writes each release's manifests under a directory of
+    /// its own there instead of printing them.
+    pub output_dir: Option<String>,
+    /// `--output-dir-template`: that directory, as a Go template.
+    pub output_dir_template: Option<String>,
 }
 
 /// Everything a Helmfile run takes.
@@ -1000,6 +1005,14 @@ impl<'a> Runner<'a> {
                     out.notes.push(n);
                 }
                 out.states[index].releases[i].chart_source = t.chart_source;
+                if let Some(files) = t.files {
+                    // Helmfile logs what helm printed instead of printing it.
+                    if !files.log.is_empty() {
+                        out.log.push_str(&files.log);
+                        out.log.push('\n');
+                    }
+                    out.manifest_files.push(files);
+                }
                 match t.stdout {
                     Ok(stdout) => {
                         if !stdout.is_empty() {
@@ -1010,6 +1023,7 @@ impl<'a> Runner<'a> {
                     }
                     Err(e) => errs.push(e),
                 }
+                errs.extend(t.more_errors);
             }
         }
         match join_errors(errs) {

@@ -42,5 +42,5 @@ pub mod ynode;
 pub use app::{render_stack, Command, HelmTemplateFlags, StackInput};
 pub use charts::ChartSources;
 pub use error::HelmfileError;
-pub use model::{ReleaseRender, StackRender, StateRender, WrittenFile};
+pub use model::{ReleaseFiles, ReleaseRender, StackRender, StateRender, WrittenFile};
 pub use tmpl::RenderEnv;

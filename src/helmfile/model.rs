@@ -29,6 +29,11 @@ pub struct StackRender {
     pub stdout: String,
     /// `write-values` output.
     pub written: Vec<WrittenFile>,
+    /// `template --output-dir` output: per rendered release, in template order.
+    pub manifest_files: Vec<ReleaseFiles>,
+    /// What helmfile logs to stderr that is not progress: helm's `wrote PATH`
+    /// lines under `--output-dir`.
+    pub log: String,
     /// `list` rows.
     pub listed: Vec<ListedRelease>,
     /// Lines helmfile prints to stderr besides progress (warnings).
@@ -49,6 +54,19 @@ impl StackRender {
                 .and_then(|st| st.releases.get(r).map(|rr| (st, rr)))
         })
     }
+}
+
+/// The files `helm template --output-dir` writes for one release.
+#[derive(Debug, Clone)]
+pub struct ReleaseFiles {
+    /// The directory helm runs in (the state's): relative paths start there.
+    pub base: PathBuf,
+    /// The release's output directory, which Helmfile creates even when nothing
+    /// is written into it.
+    pub dir: String,
+    pub writes: Vec<crate::chart::manifest::OutputWrite>,
+    /// What helm printed (`wrote PATH` lines and the empty manifest).
+    pub log: String,
 }
 
 /// A file `write-values` writes.

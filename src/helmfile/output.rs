@@ -9,7 +9,7 @@ use super::app::StackInput;
 use super::env::EnvObject;
 use super::error::{ErrorKind, HelmfileError, Result};
 use super::load::{template_error, HelmState};
-use super::model::ReleaseRender;
+use super::model::{ReleaseFiles, ReleaseRender};
 use super::paths;
 use super::seams::{self, ChartCall, MissingKey, TemplateCall};
 use super::spec::ReleaseSpec;
@@ -192,6 +192,67 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
     })
 }
 
+/// `GenerateOutputDir`: the `--output-dir` Helmfile passes to `helm template` for a
+/// release, from `--output-dir-template` (default
+/// `{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name}}`).
+/// The template sees `.OutputDir`, `.State` and `.Release` only.
+pub fn release_output_dir(
+    st: &HelmState,
+    r: &ReleaseSpec,
+    output_dir: &str,
+    template: Option<&str>,
+) -> Result<String> {
+    let abs = paths::resolve(&st.cwd, &st.file_path).display().to_string();
+    let mut sha = sha1_hex(abs.as_bytes());
+    sha.truncate(8);
+    let ext = paths::ext(&st.file_path);
+    let base_name = st.file_path[..st.file_path.len() - ext.len()].to_string();
+    // Helmfile builds the default with `filepath.Join`, which leaves the template
+    // text as it is here.
+    let template = template.filter(|t| !t.is_empty()).unwrap_or(
+        "{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name}}",
+    );
+    let state = Fields(
+        "state",
+        [
+            ("BaseName", Value::str(base_name)),
+            ("Path", Value::str(st.file_path.as_str())),
+            ("AbsPath", Value::str(abs)),
+            ("AbsPathSHA1", Value::str(sha)),
+        ]
+        .into(),
+    );
+    let data = Fields(
+        "struct",
+        [
+            ("OutputDir", Value::str(output_dir)),
+            ("State", Value::object(state)),
+            ("Release", Value::object(ReleaseObj(r.clone()))),
+        ]
+        .into(),
+    );
+    let host = Host::new(0);
+    let data = Value::Object(Arc::new(data));
+    seams::execute_template(&TemplateCall {
+        name: "output-dir",
+        helpers: &[],
+        text: template,
+        data: &data,
+        missing_key: MissingKey::Zero,
+        registry: &Arc::new(Registry::new()),
+        host: &host,
+    })
+    .map_err(|f| {
+        if f.partial.is_none() {
+            // A parse failure: Helmfile drops the parser's message.
+            return HelmfileError::new(ErrorKind::Other, "parsing output-dir template".to_string());
+        }
+        let e = template_error(*f.error);
+        let m = format!("executing output-dir template: {}", e.message);
+        HelmfileError { message: m, ..e }
+    })
+}
+
 /// `helm template` for one release (`TemplateReleases` + `flagsForTemplate`): the
 /// chart resolved offline, the generated values files and `--set` arguments.
 /// Pure (it only reads the stack), so the releases of a state can render in
@@ -212,6 +273,8 @@ pub(crate) fn template_release(
             Err(e) => {
                 return TemplatedRelease {
                     stdout: Err(HelmfileError::new(ErrorKind::Chart, e.to_string()).at_release(r)),
+                    more_errors: Vec::new(),
+                    files: None,
                     chart_source: None,
                     note: None,
                 }
@@ -282,10 +345,45 @@ pub(crate) fn template_release(
             .derive(&[b"chart", super::release::release_label(st, r).as_bytes()]),
         now: input.render.now,
     };
-    let stdout = seams::render_chart(&call)
-        .map_err(|e| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone()));
+    let chart_error =
+        |e: String| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone());
+    let mut more_errors = Vec::new();
+    let (stdout, files) = match &flags.output_dir {
+        None => (seams::render_chart(&call).map_err(chart_error), None),
+        Some(out) => {
+            match release_output_dir(st, r, out, flags.output_dir_template.as_deref()) {
+                // Helmfile goes on to create the directory it did not get, `""`,
+                // which fails too; with two errors, helm does not run.
+                Err(e) => {
+                    more_errors.push(HelmfileError::new(
+                        ErrorKind::Other,
+                        "mkdir : no such file or directory".to_string(),
+                    ));
+                    (Err(e), None)
+                }
+                Ok(dir) => match seams::render_chart_to_dir(&call, &dir) {
+                    Err(e) => (Err(chart_error(e)), None),
+                    Ok(f) => {
+                        let stdout = match f.error {
+                            Some(e) => Err(chart_error(e)),
+                            None => Ok(String::new()),
+                        };
+                        let files = ReleaseFiles {
+                            base: st.cwd.clone(),
+                            dir,
+                            writes: f.writes,
+                            log: f.stdout,
+                        };
+                        (stdout, Some(files))
+                    }
+                },
+            }
+        }
+    };
     TemplatedRelease {
         stdout,
+        more_errors,
+        files,
         chart_source: Some(resolved),
         note,
     }
@@ -367,6 +465,10 @@ pub(crate) fn unapplied_feature(st: &HelmState, r: &ReleaseSpec) -> Option<(&'st
 /// What `helm template` gave for one release.
 pub(crate) struct TemplatedRelease {
     pub stdout: Result<String>,
+    /// Errors Helmfile collects for the release after the one in `stdout`.
+    pub more_errors: Vec<HelmfileError>,
+    /// With `--output-dir`: what helm wrote instead of printing.
+    pub files: Option<ReleaseFiles>,
     /// Where the chart came from (known once it resolved).
     pub chart_source: Option<super::charts::ResolvedChart>,
     /// The verbose note about a stamped version.

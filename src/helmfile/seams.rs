@@ -243,6 +243,49 @@ pub fn render_chart(call: &ChartCall) -> Result<String, String> {
 }
 
 fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
+    render_release(call)?
+        .helm_output()
+        .map_err(|e| format!("Error: {}", e.message))
+}
+
+/// `helm template --output-dir DIR` for one release: the files Helm writes (under
+/// `dir` as Helm spells it, relative to the state's directory where Helmfile runs
+/// helm), then what it prints, `wrote PATH` per file and the now empty manifest, or
+/// the error that follows the writes (`--show-only` finds nothing in that empty
+/// manifest). Not remembered: a run that writes files renders each release once.
+pub fn render_chart_to_dir(call: &ChartCall, dir: &str) -> Result<ChartFiles, String> {
+    let rendered = render_release(call)?;
+    let writes = rendered.output_dir_writes(dir, dir);
+    let mut stdout: String = writes
+        .iter()
+        .map(|w| format!("wrote {}\n", w.path))
+        .collect();
+    let error = if call.show_only.is_empty() {
+        stdout.push('\n');
+        None
+    } else {
+        crate::chart::manifest::select_shown(rendered.helm, "\n", &call.show_only)
+            .err()
+            .map(|e| format!("Error: {e}"))
+    };
+    Ok(ChartFiles {
+        writes,
+        stdout,
+        error,
+    })
+}
+
+/// What [`render_chart_to_dir`] gives.
+pub struct ChartFiles {
+    pub writes: Vec<crate::chart::manifest::OutputWrite>,
+    /// What helm printed (also when it then failed).
+    pub stdout: String,
+    /// How helm failed after writing the files.
+    pub error: Option<String>,
+}
+
+/// The chart of `call` prepared as Helmfile prepares it, then rendered.
+fn render_release(call: &ChartCall) -> Result<crate::chart::render::Rendered, String> {
     use crate::chart::render::{render, RenderOptions};
     use crate::chart::values::{ValueOptions, ValuesSource};
     use crate::chart::Chart;
@@ -300,10 +343,7 @@ fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
         now: call.now,
         ..RenderOptions::default()
     };
-    let rendered = render(&chart, &opts, &call.vfs).map_err(|e| format!("Error: {}", e.message))?;
-    rendered
-        .helm_output()
-        .map_err(|e| format!("Error: {}", e.message))
+    render(&chart, &opts, &call.vfs).map_err(|e| format!("Error: {}", e.message))
 }
 
 /// The chart as `helm template` would see it after Helmfile's preparation: the

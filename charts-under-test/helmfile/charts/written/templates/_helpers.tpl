@@ -1,0 +1,1 @@
+{{- define "written.name" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}
