@@ -3,14 +3,21 @@
 //! the `*semver.Version` object templates can call methods on.
 //!
 //! The library defines its grammar with Go regular expressions (including an empty
-//! alternative among the operators and `|` inside character classes), so the
-//! constraint grammar is used here verbatim through the Go-compatible regex engine
-//! of this crate rather than re-derived by hand. Plain versions, which every chart
-//! load parses, are split by hand (`split_version`, checked against the regex). Helm 3 and Helmfile use v3.2.1; Helm 4 uses v3.5.0, where
-//! error texts are lower-case and a prerelease version may satisfy every constraint
-//! of an "and" group as soon as one of them names a prerelease (`>=1.20.0-0 <1.21.0`
-//! accepts `1.20.5-rc.1` only in v3.5), and `!=` also refuses prereleases.
+//! alternative among the operators and `|` inside character classes). Nearly every
+//! chart parses a version (`Chart.yaml`) and a constraint (`kubeVersion:`,
+//! `semverCompare`), and compiling those expressions cost about 5% of a typical
+//! render, so both are scanned by hand here (`split_version`, `valid_constraints`,
+//! `find_constraints`, `split_constraint`); the expressions themselves are kept for
+//! the tests, which compare each scanner with its expression over a large generated
+//! set of strings. Only the rarely used range form (`1.2 - 1.4`) still goes through
+//! the Go-compatible regex engine.
+//!
+//! Helm 3 and Helmfile use v3.2.1; Helm 4 uses v3.5.0, where error texts are
+//! lower-case and a prerelease version may satisfy every constraint of an "and"
+//! group as soon as one of them names a prerelease (`>=1.20.0-0 <1.21.0` accepts
+//! `1.20.5-rc.1` only in v3.5), and `!=` also refuses prereleases.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
 
@@ -76,10 +83,11 @@ pub struct Version {
 }
 
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+#[cfg(test)]
 const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
 
-/// One grammar regex, compiled on first use: a chart load parses versions only, so
-/// it should not pay for compiling the (much larger) constraint grammar.
+/// One grammar regex, compiled on first use: outside the tests only a constraint
+/// holding a range needs one, and a render should not pay for it otherwise.
 struct LazyRegex {
     cell: OnceLock<Option<GoRegex>>,
     pattern: fn() -> String,
@@ -105,11 +113,21 @@ impl LazyRegex {
 #[cfg(test)]
 const V: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 
+/// The constraint grammar, which `split_constraint`, `find_constraints` and
+/// `valid_constraints` follow by hand; `constraint_scanners_agree_with_the_grammar`
+/// compares them.
+#[cfg(test)]
 static CONSTRAINT: LazyRegex = LazyRegex::new(|| format!(r"^\s*({OPS})\s*({CV})\s*$"));
-static RANGE: LazyRegex = LazyRegex::new(|| format!(r"\s*({CV})\s+-\s+({CV})\s*"));
+#[cfg(test)]
 static FIND: LazyRegex = LazyRegex::new(|| format!(r"({OPS})\s*({CV})"));
+#[cfg(test)]
 static VALID: LazyRegex =
     LazyRegex::new(|| format!(r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"));
+/// Kept as an expression: it only compiles for a constraint holding ` - ` (no chart
+/// of the corpus has one), and Go's leftmost match of it may start inside a version
+/// (`1.2.3.4 - 5` rewrites `2.3.4 - 5`), which a simple scanner follows only by
+/// retrying at every offset: quadratic on long input, where Go is linear.
+static RANGE: LazyRegex = LazyRegex::new(|| format!(r"\s*({CV})\s+-\s+({CV})\s*"));
 
 /// The parts of a version string that match `^{V}$`, without their `.`, `-` and
 /// `+` leaders (empty when absent).
@@ -189,6 +207,208 @@ fn split_version(v: &str) -> Option<VersionParts<'_>> {
         patch: numbers[1],
         pre,
         metadata,
+    })
+}
+
+/// Go's `\s` (ASCII only).
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r')
+}
+
+/// `[0-9|x|X|\*]`: the class holds a literal `|` (the library meant an alternation).
+fn is_number(b: u8) -> bool {
+    b.is_ascii_digit() || matches!(b, b'|' | b'x' | b'X' | b'*')
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-'
+}
+
+/// The first offset at or after `i` whose byte is not `ok`.
+fn skip(b: &[u8], mut i: usize, ok: fn(u8) -> bool) -> usize {
+    while i < b.len() && ok(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The groups of `{CV}` that `parse_constraint` reads, as byte ranges; minor, patch
+/// and prerelease include their `.`/`-` leader, as the expression's groups do, and
+/// are empty when absent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CvSpans {
+    start: usize,
+    end: usize,
+    major: (usize, usize),
+    minor: (usize, usize),
+    patch: (usize, usize),
+    pre: (usize, usize),
+}
+
+/// Where `{CV}` matches at `i`, unanchored at its end. Every part of the grammar is
+/// optional after the major number and each starts with its own leader (`.`, `-`,
+/// `+`, none of them in the classes before it), so the leftmost-first match takes
+/// each part whenever its leader is followed by at least one character of its class,
+/// and each run as far as it goes; `v` is taken only before a number, since `v?`
+/// falls back to empty and the number class has no `v`.
+fn cv_at(b: &[u8], start: usize) -> Option<CvSpans> {
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    let mut i = start;
+    if at(i, b'v') && b.get(i + 1).is_some_and(|&c| is_number(c)) {
+        i += 1;
+    }
+    let major_end = skip(b, i, is_number);
+    if major_end == i {
+        return None;
+    }
+    let major = (i, major_end);
+    // `(\.N+)?`: a dot without a number after it is left for what follows.
+    let dotted_number = |i: usize| -> usize {
+        if at(i, b'.') {
+            let e = skip(b, i + 1, is_number);
+            if e > i + 1 {
+                return e;
+            }
+        }
+        i
+    };
+    // `(L I+ (\.I+)*)?` for leader `L`.
+    let dotted_idents = |i: usize, leader: u8| -> usize {
+        if !at(i, leader) {
+            return i;
+        }
+        let mut e = skip(b, i + 1, is_ident);
+        if e == i + 1 {
+            return i;
+        }
+        while at(e, b'.') {
+            let f = skip(b, e + 1, is_ident);
+            if f == e + 1 {
+                break;
+            }
+            e = f;
+        }
+        e
+    };
+    let minor = (major_end, dotted_number(major_end));
+    let patch = (minor.1, dotted_number(minor.1));
+    let pre = (patch.1, dotted_idents(patch.1, b'-'));
+    let end = dotted_idents(pre.1, b'+');
+    Some(CvSpans {
+        start,
+        end,
+        major,
+        minor,
+        patch,
+        pre,
+    })
+}
+
+/// `({OPS})\s*({CV})` at `i` (`i` not white space): the operator's end and the
+/// version. An operator must be followed by white space or a version, neither of
+/// which starts with an operator character, so the alternative that matches is
+/// always the whole run of operator characters at `i` (empty for the `""`
+/// alternative); a run that is no operator matches nothing here.
+fn op_cv_at(b: &[u8], i: usize) -> Option<(usize, CvSpans)> {
+    const OPERATORS: [&[u8]; 11] = [
+        b"=", b"!=", b">", b"<", b">=", b"=>", b"<=", b"=<", b"~", b"~>", b"^",
+    ];
+    let is_op = |c: u8| matches!(c, b'=' | b'!' | b'>' | b'<' | b'~' | b'^');
+    let op_end = skip(b, i, is_op);
+    if op_end > i && !OPERATORS.contains(&&b[i..op_end]) {
+        return None;
+    }
+    let cv = cv_at(b, skip(b, op_end, is_space))?;
+    Some((op_end, cv))
+}
+
+/// `VALID.is_match` (`^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$`):
+/// constraints separated by white space or a comma. A version can only end where
+/// white space, a comma or the end follows (nothing else may come next), which is
+/// where the leftmost-first match of `{CV}` ends, so one scan decides.
+fn valid_constraints(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = skip(b, 0, is_space);
+    loop {
+        let Some((_, cv)) = op_cv_at(b, i) else {
+            return false;
+        };
+        let j = skip(b, cv.end, is_space);
+        if j == b.len() {
+            return true;
+        }
+        if b[j] == b',' {
+            i = skip(b, j + 1, is_space);
+        } else if j > cv.end {
+            i = j;
+        } else {
+            return false;
+        }
+    }
+}
+
+/// `FIND.find_all(s, -1)` (`({OPS})\s*({CV})`, Go's FindAllString): successive
+/// leftmost matches. At white space only the `""` operator applies, whose `\s*` takes
+/// the white space into the match; when no version follows it, the positions inside
+/// that white space fail alike, so the search resumes after it. Matches are never
+/// empty and start on an ASCII byte, so stepping by bytes past a failed position
+/// finds what Go's step by runes finds.
+fn find_constraints(s: &str) -> Vec<&str> {
+    let b = s.as_bytes();
+    let mut found = Vec::new();
+    let mut p = 0;
+    while p < b.len() {
+        if is_space(b[p]) {
+            let q = skip(b, p, is_space);
+            match cv_at(b, q) {
+                Some(cv) => {
+                    found.push(&s[p..cv.end]);
+                    p = cv.end;
+                }
+                None => p = q,
+            }
+            continue;
+        }
+        match op_cv_at(b, p) {
+            Some((_, cv)) => {
+                found.push(&s[p..cv.end]);
+                p = cv.end;
+            }
+            None => p += 1,
+        }
+    }
+    found
+}
+
+/// The groups of `CONSTRAINT` that `parse_constraint` reads: `m[1]` to `m[6]`.
+#[derive(Debug, PartialEq, Eq)]
+struct ConstraintParts<'a> {
+    op: &'a str,
+    version: &'a str,
+    major: &'a str,
+    minor: &'a str,
+    patch: &'a str,
+    pre: &'a str,
+}
+
+/// `CONSTRAINT.captures` (`^\s*({OPS})\s*({CV})\s*$`). Anchored at both ends the
+/// grammar has a single way to match (see `op_cv_at`, `cv_at`), so the scan's
+/// groups are the expression's.
+fn split_constraint(c: &str) -> Option<ConstraintParts<'_>> {
+    let b = c.as_bytes();
+    let i = skip(b, 0, is_space);
+    let (op_end, cv) = op_cv_at(b, i)?;
+    if skip(b, cv.end, is_space) != b.len() {
+        return None;
+    }
+    let part = |(a, e): (usize, usize)| &c[a..e];
+    Some(ConstraintParts {
+        op: &c[i..op_end],
+        version: part((cv.start, cv.end)),
+        major: part(cv.major),
+        minor: part(cv.minor),
+        patch: part(cv.patch),
+        pre: part(cv.pre),
     })
 }
 
@@ -372,11 +592,8 @@ fn is_x(s: &str) -> bool {
 }
 
 fn parse_constraint(c: &str, lib: Lib) -> Result<Constraint, String> {
-    let m = CONSTRAINT
-        .get()?
-        .captures(c)
-        .ok_or_else(|| format!("improper constraint: {}", lib.show(c)))?;
-    let op = match m[1] {
+    let m = split_constraint(c).ok_or_else(|| format!("improper constraint: {}", lib.show(c)))?;
+    let op = match m.op {
         "" | "=" => Op::TildeOrEqual,
         "!=" => Op::NotEqual,
         ">" => Op::Gt,
@@ -386,22 +603,22 @@ fn parse_constraint(c: &str, lib: Lib) -> Result<Constraint, String> {
         "~" | "~>" => Op::Tilde,
         _ => Op::Caret,
     };
-    let minor = m[4].strip_prefix('.').unwrap_or(m[4]);
-    let patch = m[5].strip_prefix('.').unwrap_or(m[5]);
+    let minor = m.minor.strip_prefix('.').unwrap_or(m.minor);
+    let patch = m.patch.strip_prefix('.').unwrap_or(m.patch);
     let (mut minor_dirty, mut patch_dirty, mut dirty) = (false, false, false);
-    let ver = if is_x(m[3]) || m[3].is_empty() {
+    let ver = if is_x(m.major) || m.major.is_empty() {
         dirty = true;
-        format!("0.0.0{}", m[6])
-    } else if is_x(minor) || m[4].is_empty() {
+        format!("0.0.0{}", m.pre)
+    } else if is_x(minor) || m.minor.is_empty() {
         minor_dirty = true;
         dirty = true;
-        format!("{}.0.0{}", m[3], m[6])
-    } else if is_x(patch) || m[5].is_empty() {
+        format!("{}.0.0{}", m.major, m.pre)
+    } else if is_x(patch) || m.patch.is_empty() {
         dirty = true;
         patch_dirty = true;
-        format!("{}{}.0{}", m[3], m[4], m[6])
+        format!("{}{}.0{}", m.major, m.minor, m.pre)
     } else {
-        m[2].to_string()
+        m.version.to_string()
     };
     let con = Version::parse(&ver, lib).map_err(|_| lib.msg("Constraint Parser Error"))?;
     Ok(Constraint {
@@ -414,34 +631,34 @@ fn parse_constraint(c: &str, lib: Lib) -> Result<Constraint, String> {
 }
 
 /// Masterminds `rewriteRange`: `a - b` becomes `>= a, <= b `.
-fn rewrite_range(s: &str) -> Result<String, String> {
+fn rewrite_range(s: &str) -> Result<Cow<'_, str>, String> {
     // A range needs a `-` with white space on both sides (`\s+-\s+`, Go's `\s`);
     // most constraints have none, and then the grammar need not be compiled at all.
-    let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r');
     let b = s.as_bytes();
-    if !(1..b.len().saturating_sub(1)).any(|i| b[i] == b'-' && ws(b[i - 1]) && ws(b[i + 1])) {
-        return Ok(s.to_string());
+    if !(1..b.len().saturating_sub(1))
+        .any(|i| b[i] == b'-' && is_space(b[i - 1]) && is_space(b[i + 1]))
+    {
+        return Ok(Cow::Borrowed(s));
     }
     let mut out = s.to_string();
     for m in RANGE.get()?.captures_all(s, -1) {
         let t = format!(">= {}, <= {} ", m[1], m[11]);
         out = out.replacen(m[0], &t, 1);
     }
-    Ok(out)
+    Ok(Cow::Owned(out))
 }
 
 impl Constraints {
     /// semver.NewConstraint.
     pub fn parse(c: &str, lib: Lib) -> Result<Constraints, String> {
         let c = rewrite_range(c)?;
-        let (valid, find) = (VALID.get()?, FIND.get()?);
         let mut groups = Vec::new();
         for part in c.split("||") {
-            if !valid.is_match(part) {
+            if !valid_constraints(part) {
                 // "lower-case c" in both versions; only the quoting changed.
                 return Err(format!("improper constraint: {}", lib.show(part)));
             }
-            let mut found = find.find_all(part, -1);
+            let mut found = find_constraints(part);
             if found.is_empty() {
                 found.push(part);
             }
@@ -881,6 +1098,159 @@ mod tests {
             "vv1",
         ] {
             check(w);
+        }
+    }
+
+    /// Compares `valid_constraints`, `find_constraints` and `split_constraint` with
+    /// the expressions they follow, on one string and on each piece FIND cuts out.
+    struct ConstraintGrammar {
+        valid: &'static GoRegex,
+        find: &'static GoRegex,
+        constraint: &'static GoRegex,
+    }
+
+    impl ConstraintGrammar {
+        fn new() -> ConstraintGrammar {
+            let get = |r: &'static LazyRegex| r.get().unwrap_or_else(|e| panic!("{e}"));
+            ConstraintGrammar {
+                valid: get(&VALID),
+                find: get(&FIND),
+                constraint: get(&CONSTRAINT),
+            }
+        }
+
+        fn split(&self, w: &str) {
+            let want = self.constraint.captures(w).map(|m| ConstraintParts {
+                op: m[1],
+                version: m[2],
+                major: m[3],
+                minor: m[4],
+                patch: m[5],
+                pre: m[6],
+            });
+            assert_eq!(split_constraint(w), want, "CONSTRAINT {w:?}");
+        }
+
+        fn check(&self, w: &str) {
+            assert_eq!(valid_constraints(w), self.valid.is_match(w), "VALID {w:?}");
+            let found = find_constraints(w);
+            assert_eq!(found, self.find.find_all(w, -1), "FIND {w:?}");
+            self.split(w);
+            for f in found {
+                self.split(f);
+            }
+        }
+    }
+
+    /// A small deterministic generator (xorshift64*), enough to spread test strings.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        }
+    }
+
+    /// Constraint strings the corpus charts use: `semverCompare` arguments and the
+    /// values of `kubeVersion:` and `version:` lines (dependency ranges among them).
+    fn corpus_constraints() -> Vec<String> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    walk(&path, out);
+                    continue;
+                }
+                let Ok(text) = std::fs::read_to_string(&path) else {
+                    continue;
+                };
+                for line in text.lines() {
+                    let t = line.trim_start().trim_start_matches("- ");
+                    for key in ["kubeVersion:", "version:"] {
+                        if let Some(v) = t.strip_prefix(key) {
+                            out.push(v.trim().trim_matches(|c| c == '"' || c == '\'').to_string());
+                        }
+                    }
+                    for (i, _) in line.match_indices("semverCompare") {
+                        let rest = line[i + "semverCompare".len()..].trim_start();
+                        if let Some(arg) = rest.strip_prefix('"') {
+                            if let Some(end) = arg.find('"') {
+                                out.push(arg[..end].to_string());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(shared) = std::env::var_os("STACKPROOF_SHARED") {
+            walk(
+                &std::path::Path::new(&shared).join("corpus/charts"),
+                &mut out,
+            );
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Every string of up to 5 characters over an alphabet holding each kind of
+    /// character the constraint grammar tells apart, random longer strings of those
+    /// characters and of grammar-shaped pieces, and the corpus charts' constraints get
+    /// the same answers from the scanners as from the expressions.
+    #[test]
+    fn constraint_scanners_agree_with_the_grammar() {
+        let g = ConstraintGrammar::new();
+        let alphabet: Vec<String> = " ,|=!<>~^v1.x*-+a".chars().map(String::from).collect();
+        let mut words = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..5 {
+            let mut next = Vec::new();
+            for w in &words {
+                for a in &alphabet {
+                    let w = format!("{w}{a}");
+                    g.check(&w);
+                    checked += 1;
+                    next.push(w);
+                }
+            }
+            words = next;
+        }
+        assert!(checked > 1_400_000);
+
+        let chars: Vec<char> = " ,|=!<>~^v1.x*-+a\t\n\x0c\r\x0b09XbZé\u{a0}_"
+            .chars()
+            .collect();
+        let pieces = [
+            " ", "  ", "\t", "\n", "\u{a0}", ",", ", ", " ,", "||", "|", "=", "!=", ">", "<", ">=",
+            "=>", "<=", "=<", "~", "~>", "^", "!", "==", "v", "V", "1", "0", "12", "007", "x", "X",
+            "*", ".", "-", "+", "rc", "a-b", "é", "1.2", "1.2.3", "v1.19", "1.x", "1.2.*", "-0",
+            "-rc.1", "-rc..1", "+b.5", "+", ".x", " - ", "1.2.3.4",
+        ];
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..100_000 {
+            let w: String = (0..6 + rng.below(20))
+                .map(|_| chars[rng.below(chars.len())])
+                .collect();
+            g.check(&w);
+            let w: String = (0..1 + rng.below(12))
+                .map(|_| pieces[rng.below(pieces.len())])
+                .collect();
+            g.check(&w);
+        }
+
+        let corpus = corpus_constraints();
+        eprintln!("constraint scanners: {} corpus strings", corpus.len());
+        for c in &corpus {
+            for part in c.split("||") {
+                g.check(part);
+            }
         }
     }
 
