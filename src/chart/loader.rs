@@ -108,9 +108,9 @@ impl ChartFile {
         self.str().into_owned()
     }
 
-    /// The text as a [`SourceFile`] holds it: for valid UTF-8 (nearly every
-    /// template) the very buffer the file was read into, for a chart's templates
-    /// are often megabytes of CRDs, and every copy of them is fresh pages.
+    /// The text as a [`SourceFile`] holds it. For valid UTF-8 (nearly every
+    /// template) that is the very buffer the file was read into: a chart's
+    /// templates are often megabytes of CRDs, and a copy of them is fresh pages.
     ///
     /// [`SourceFile`]: crate::source::SourceFile
     pub fn shared_text(&self) -> Arc<str> {
@@ -120,8 +120,9 @@ impl ChartFile {
                 let raw = Arc::into_raw(Arc::clone(data)) as *const str;
                 // SAFETY: `str` has the layout of `[u8]`, so the allocation of an
                 // `Arc<[u8]>` is one an `Arc<str>` may share and free, and the bytes
-                // were just checked to be UTF-8; an `Arc` never hands out mutable
-                // access to shared content, so they stay UTF-8.
+                // were just checked to be UTF-8. They stay UTF-8: while both views
+                // exist the count is at least two, and an `Arc` hands out mutable
+                // access (`get_mut`, `make_mut` in place) only when it is one.
                 unsafe { Arc::from_raw(raw) }
             }
             Err(_) => Arc::from(String::from_utf8_lossy(data)),
