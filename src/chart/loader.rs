@@ -9,10 +9,26 @@
 //! `charts/` may be folders or archives, names starting with `_` or `.` in `charts/`
 //! are skipped, and errors name the file the way Helm does. All reads go through the
 //! read-only [`Vfs`].
+//!
+//! Unlike Helm, a directory load does not read every file up front. Most files of a
+//! real chart (changelogs, tests, CI values, READMEs) are reachable only through
+//! `.Files`, and most renders never ask for them, so reading them is most of the
+//! load's system calls. A file whose content the loader or the renderer needs (see
+//! [`read_at_load`]) is read at load; any other is read on its first use through
+//! the same [`Vfs`] (overlays included), once for every copy of the chart. Helm fails
+//! the load when a file cannot be read; so does this loader whenever that can be
+//! told without reading ([`Vfs::may_read`]: the file's mode bits against this
+//! process's credentials), by reading such a file at load. What remains different:
+//! a file that stops being readable (or is removed) between the load and its first
+//! use, or whose read is refused for a reason its mode bits do not show (an ACL, a
+//! security module), fails when a template reads it (`.Files.Get` and the other
+//! methods report the load error Helm would have given) or reads as empty where Go
+//! offers no error (ranging over `.Files`, printing it), instead of failing the load.
+//! Archives are decompressed whole in memory, so their files are always read.
 
-use std::io::Read;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use super::error::ChartError;
 use super::ignore::Rules;
@@ -22,24 +38,107 @@ use crate::source::Vfs;
 use crate::template::{Map, Value};
 
 /// A file inside a chart, named relative to the chart root with `/` separators.
-#[derive(Clone, Debug)]
+/// Cloning shares the content (and a postponed read).
+#[derive(Clone)]
 pub struct ChartFile {
     pub name: String,
-    pub data: Arc<[u8]>,
+    content: Content,
+}
+
+#[derive(Clone)]
+enum Content {
+    Loaded(Arc<[u8]>),
+    /// Read on first use; shared by every copy of the file.
+    Deferred(Arc<Deferred>),
+}
+
+/// A file of a chart directory that the load did not read.
+struct Deferred {
+    path: PathBuf,
+    vfs: Vfs,
+    /// The name the load error gives (relative to the loaded chart's root, which
+    /// for a subchart's file is not the name it is known by).
+    shown: String,
+    data: OnceLock<Result<Arc<[u8]>, String>>,
+}
+
+impl Deferred {
+    fn get(&self) -> &Result<Arc<[u8]>, String> {
+        self.data.get_or_init(|| {
+            self.vfs
+                .read(&self.path)
+                .map(strip_bom)
+                .map_err(|e| format!("error reading {}: {e}", self.shown))
+        })
+    }
 }
 
 impl ChartFile {
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.data).into_owned()
+    /// A file with the given bytes, as they are (no byte-order mark is dropped).
+    pub fn new(name: impl Into<String>, data: impl Into<Arc<[u8]>>) -> ChartFile {
+        ChartFile {
+            name: name.into(),
+            content: Content::Loaded(data.into()),
+        }
     }
 
-    /// The text as a [`SourceFile`] holds it: one check and one copy, where
-    /// `text().into()` copied a chart's (often megabytes of CRD) templates twice.
-    pub fn shared_text(&self) -> Arc<str> {
-        match std::str::from_utf8(&self.data) {
-            Ok(s) => Arc::from(s),
-            Err(_) => Arc::from(String::from_utf8_lossy(&self.data)),
+    /// The content, or the error Helm's loader would have failed with had it been
+    /// read at load (see the module docs).
+    pub fn read(&self) -> Result<&Arc<[u8]>, String> {
+        match &self.content {
+            Content::Loaded(data) => Ok(data),
+            Content::Deferred(d) => d.get().as_ref().map_err(Clone::clone),
         }
+    }
+
+    /// The content; empty for a file read on first use that could not be read, for
+    /// callers that have no error to give (every file they see was read at load).
+    pub fn data(&self) -> &Arc<[u8]> {
+        static EMPTY: LazyLock<Arc<[u8]>> = LazyLock::new(|| Arc::from(&b""[..]));
+        self.read().unwrap_or(&EMPTY)
+    }
+
+    /// The content as text, borrowed when it is valid UTF-8 (invalid sequences are
+    /// replaced, as Go's conversions of template text do).
+    pub fn str(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(self.data())
+    }
+
+    pub fn text(&self) -> String {
+        self.str().into_owned()
+    }
+
+    /// The text as a [`SourceFile`] holds it. For valid UTF-8 (nearly every
+    /// template) that is the very buffer the file was read into: a chart's
+    /// templates are often megabytes of CRDs, and a copy of them is fresh pages.
+    ///
+    /// [`SourceFile`]: crate::source::SourceFile
+    pub fn shared_text(&self) -> Arc<str> {
+        let data = self.data();
+        match std::str::from_utf8(data) {
+            Ok(_) => {
+                let raw = Arc::into_raw(Arc::clone(data)) as *const str;
+                // SAFETY: `str` has the layout of `[u8]`, so the allocation of an
+                // `Arc<[u8]>` is one an `Arc<str>` may share and free, and the bytes
+                // were just checked to be UTF-8. They stay UTF-8: while both views
+                // exist the count is at least two, and an `Arc` hands out mutable
+                // access (`get_mut`, `make_mut` in place) only when it is one.
+                unsafe { Arc::from_raw(raw) }
+            }
+            Err(_) => Arc::from(String::from_utf8_lossy(data)),
+        }
+    }
+}
+
+impl std::fmt::Debug for ChartFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("ChartFile");
+        d.field("name", &self.name);
+        match &self.content {
+            Content::Loaded(data) => d.field("len", &data.len()),
+            Content::Deferred(def) => d.field("deferred", &def.path),
+        };
+        d.finish()
     }
 }
 
@@ -141,71 +240,122 @@ impl Chart {
 fn load_dir(dir: &Path, vfs: &Vfs) -> Result<Arc<Chart>, ChartError> {
     let mut rules = Rules::empty();
     let ignore_file = dir.join(".helmignore");
+    let mut ignore_data = None;
     if vfs.is_file(&ignore_file) {
-        let text = vfs
-            .read_to_string(&ignore_file)
+        let data = vfs
+            .read(&ignore_file)
             .map_err(|e| ChartError::load(e.to_string()))?;
-        rules = Rules::parse(&text).map_err(ChartError::load)?;
+        rules = Rules::parse(&String::from_utf8_lossy(&data)).map_err(ChartError::load)?;
+        ignore_data = Some(data);
     }
     rules.add_defaults();
     let mut files = Vec::new();
-    walk(dir, "", vfs, &rules, &mut files)?;
+    let walk = Walk {
+        vfs,
+        rules: &rules,
+        ignore_data,
+    };
+    walk.dir(dir, "", &mut files)?;
     load_files(files, dir.to_path_buf()).map_err(ChartError::load)
 }
 
-fn walk(
-    dir: &Path,
-    rel: &str,
-    vfs: &Vfs,
-    rules: &Rules,
-    out: &mut Vec<ChartFile>,
-) -> Result<(), ChartError> {
-    let entries = vfs
-        .read_dir(dir)
-        .map_err(|e| ChartError::load(e.to_string()))?;
-    for e in entries {
-        let name = if rel.is_empty() {
-            e.name.clone()
-        } else {
-            format!("{rel}/{}", e.name)
-        };
-        if e.is_dir {
-            if rules.ignore(&name, true) {
+/// Whether the loader or the renderer reads the content of the file at `rel` (a
+/// path relative to the loaded chart's root): the files [`load_files`] decodes, the
+/// templates, `crds/` (rendered with the manifests), and the archives and `.prov`
+/// files directly in `charts/`. A subchart folder's files are judged from its own
+/// root. Everything else is only reachable through `.Files`.
+fn read_at_load(rel: &str) -> bool {
+    let mut rest = rel;
+    while let Some(inner) = rest.strip_prefix("charts/") {
+        match inner.split_once('/') {
+            Some((_, sub)) => rest = sub,
+            None => return true,
+        }
+    }
+    matches!(
+        rest,
+        "Chart.yaml"
+            | "Chart.lock"
+            | "values.yaml"
+            | "values.schema.json"
+            | "requirements.yaml"
+            | "requirements.lock"
+    ) || rest.starts_with("templates/")
+        || rest.starts_with("crds/")
+}
+
+/// One directory load's walk.
+struct Walk<'a> {
+    vfs: &'a Vfs,
+    rules: &'a Rules,
+    /// The top `.helmignore`, already read for its rules.
+    ignore_data: Option<Arc<[u8]>>,
+}
+
+impl Walk<'_> {
+    fn dir(&self, dir: &Path, rel: &str, out: &mut Vec<ChartFile>) -> Result<(), ChartError> {
+        let entries = self
+            .vfs
+            .read_dir(dir)
+            .map_err(|e| ChartError::load(e.to_string()))?;
+        for e in entries {
+            let name = if rel.is_empty() {
+                e.name.clone()
+            } else {
+                format!("{rel}/{}", e.name)
+            };
+            if e.is_dir {
+                if self.rules.ignore(&name, true) {
+                    continue;
+                }
+                self.dir(&e.path, &name, out)?;
                 continue;
             }
-            walk(&e.path, &name, vfs, rules, out)?;
-            continue;
-        }
-        if rules.ignore(&name, false) {
-            continue;
-        }
-        if !e.is_file {
-            // A link that resolves nowhere fails Helm's walk before the file check.
-            // Helm walks the chart's absolute path (`filepath.Abs`), so both paths of
-            // its message are absolute.
-            let abs = std::env::current_dir()
-                .map(|d| crate::source::normalize(&d.join(&e.path)))
-                .unwrap_or_else(|_| e.path.clone());
-            if let Some(err) = eval_symlinks_error(&abs) {
-                return Err(ChartError::load(format!(
-                    "error evaluating symlink {}: {err}",
-                    abs.display()
-                )));
+            if self.rules.ignore(&name, false) {
+                continue;
             }
-            return Err(ChartError::load(format!(
-                "cannot load irregular file {} as it has file mode type bits set",
-                e.path.display()
-            )));
+            if !e.is_file {
+                return Err(irregular(&e.path));
+            }
+            let content = match &self.ignore_data {
+                Some(data) if name == ".helmignore" => Content::Loaded(strip_bom(data.clone())),
+                _ if !read_at_load(&name) && self.vfs.may_read(&e.path) => {
+                    Content::Deferred(Arc::new(Deferred {
+                        path: e.path,
+                        vfs: self.vfs.clone(),
+                        shown: name.clone(),
+                        data: OnceLock::new(),
+                    }))
+                }
+                _ => {
+                    let data = self
+                        .vfs
+                        .read(&e.path)
+                        .map_err(|err| ChartError::load(format!("error reading {name}: {err}")))?;
+                    Content::Loaded(strip_bom(data))
+                }
+            };
+            out.push(ChartFile { name, content });
         }
-        let data = vfs
-            .read(&e.path)
-            .map_err(|err| ChartError::load(format!("error reading {name}: {err}")))?;
-        out.push(ChartFile {
-            name,
-            data: strip_bom(data),
-        });
+        Ok(())
     }
-    Ok(())
+}
+
+/// The error for a walked entry that is no regular file (nor a link to one).
+fn irregular(path: &Path) -> ChartError {
+    // A link that resolves nowhere fails Helm's walk before the file check. Helm
+    // walks the chart's absolute path (`filepath.Abs`), so both paths of its
+    // message are absolute.
+    let abs = std::env::current_dir()
+        .map(|d| crate::source::normalize(&d.join(path)))
+        .unwrap_or_else(|_| path.to_path_buf());
+    if let Some(err) = eval_symlinks_error(&abs) {
+        return ChartError::load(format!("error evaluating symlink {}: {err}", abs.display()));
+    }
+    ChartError::load(format!(
+        "cannot load irregular file {} as it has file mode type bits set",
+        path.display()
+    ))
 }
 
 /// Why Go's `filepath.EvalSymlinks` fails on `path`, when `path` is a symbolic link
@@ -369,11 +519,11 @@ pub fn archive_files(data: &[u8]) -> Result<Vec<ChartFile>, String> {
         if parts[0] == "Chart.yaml" {
             return Err("chart yaml not in base directory".into());
         }
-        let mut buf = Vec::new();
-        entry.read_to_end(&mut buf).map_err(|e| e.to_string())?;
+        let size = entry.size();
+        let data = crate::source::read_to_shared(&mut entry, size).map_err(|e| e.to_string())?;
         files.push(ChartFile {
             name: n,
-            data: strip_bom(Arc::from(buf)),
+            content: Content::Loaded(strip_bom(data)),
         });
     }
     if files.is_empty() {
@@ -414,7 +564,7 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
     for f in &files {
         if f.name == "Chart.yaml" {
             let mut md =
-                Metadata::parse(&f.text()).map_err(|e| format!("cannot load Chart.yaml: {e}"))?;
+                Metadata::parse(&f.str()).map_err(|e| format!("cannot load Chart.yaml: {e}"))?;
             if md.api_version_mut().is_empty() {
                 *md.api_version_mut() = "v1".to_string();
             }
@@ -433,19 +583,19 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
             "Chart.yaml" => {}
             "Chart.lock" => {
                 lock = Some(
-                    yamlio::decode_helm(&f.text())
+                    yamlio::decode_helm(&f.str())
                         .map_err(|e| format!("cannot load Chart.lock: {e}"))?,
                 );
             }
             "values.yaml" => {
-                values = yamlio::decode_values_map(&f.text())
+                values = yamlio::decode_values_map(&f.str())
                     .map_err(|e| format!("cannot load values.yaml: {e}"))?;
                 values_file = Some(f);
             }
-            "values.schema.json" => schema = Some(f.data.clone()),
+            "values.schema.json" => schema = Some(f.data().clone()),
             "requirements.yaml" => {
                 let md = raw_md.get_or_insert_with(super::metadata::RawMetadata::empty);
-                let v = yamlio::decode_typed(&f.text())
+                let v = yamlio::decode_typed(&f.str())
                     .map_err(|e| format!("cannot load requirements.yaml: {e}"))?;
                 md.merge_from(&v).map_err(|e| {
                     format!("cannot load requirements.yaml: error unmarshaling JSON: while decoding JSON: {e}")
@@ -456,7 +606,7 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
             }
             "requirements.lock" => {
                 lock = Some(
-                    yamlio::decode_helm(&f.text())
+                    yamlio::decode_helm(&f.str())
                         .map_err(|e| format!("cannot load requirements.lock: {e}"))?,
                 );
                 if raw_md.as_ref().is_some_and(|m| m.md.api_version == "v1") {
@@ -473,7 +623,7 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
                 let cname = rest.split('/').next().unwrap_or_default().to_string();
                 let inner = ChartFile {
                     name: rest.to_string(),
-                    data: f.data,
+                    content: f.content,
                 };
                 sub.entry(cname).or_default().push(inner);
             }
@@ -498,7 +648,7 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
                     metadata.name, first.name
                 ));
             }
-            archive_files(&first.data).and_then(|fs| load_files(fs, child_origin))
+            archive_files(first.data()).and_then(|fs| load_files(fs, child_origin))
         } else {
             let inner: Vec<ChartFile> = files
                 .into_iter()
@@ -506,7 +656,7 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
                     let (_, rest) = f.name.split_once('/')?;
                     Some(ChartFile {
                         name: rest.to_string(),
-                        data: f.data,
+                        content: f.content,
                     })
                 })
                 .collect();
@@ -538,10 +688,7 @@ mod tests {
     use super::*;
 
     fn file(name: &str, text: &str) -> ChartFile {
-        ChartFile {
-            name: name.into(),
-            data: Arc::from(text.as_bytes()),
-        }
+        ChartFile::new(name, text.as_bytes())
     }
 
     #[test]
@@ -596,6 +743,170 @@ mod tests {
             err.message,
             "error unpacking sub in p: Chart.yaml file is missing"
         );
+    }
+
+    /// A chart directory under the temporary folder, removed on drop.
+    struct TempChart(PathBuf);
+
+    impl TempChart {
+        fn new(tag: &str, files: &[(&str, &[u8])]) -> TempChart {
+            let dir = std::env::temp_dir()
+                .join(format!("stackproof-loader-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            for (name, data) in files {
+                let p = dir.join(name);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, data).unwrap();
+            }
+            TempChart(dir)
+        }
+    }
+
+    impl Drop for TempChart {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const CHART_YAML: &[u8] = b"apiVersion: v2\nname: lazy\nversion: 0.1.0\n";
+
+    fn deferred(f: &ChartFile) -> bool {
+        matches!(f.content, Content::Deferred(_))
+    }
+
+    fn file_named<'a>(c: &'a Chart, name: &str) -> &'a ChartFile {
+        c.files.iter().find(|f| f.name == name).unwrap()
+    }
+
+    #[test]
+    fn only_files_rendering_reads_are_read_at_load() {
+        for (rel, eager) in [
+            ("Chart.yaml", true),
+            ("values.yaml", true),
+            ("values.schema.json", true),
+            ("Chart.lock", true),
+            ("requirements.yaml", true),
+            ("requirements.lock", true),
+            ("templates/x.yaml", true),
+            ("templates/sub/_h.tpl", true),
+            ("crds/c.yaml", true),
+            ("charts/x-1.0.0.tgz", true),
+            ("charts/x-1.0.0.tgz.prov", true),
+            ("charts/sub/Chart.yaml", true),
+            ("charts/sub/templates/x.yaml", true),
+            ("charts/sub/charts/inner.tgz", true),
+            ("charts/sub/charts/inner/values.yaml", true),
+            ("README.md", false),
+            ("files/a.txt", false),
+            ("ci/values.yaml", false),
+            ("templatesX/a", false),
+            ("sub/values.yaml", false),
+            ("charts/sub/README.md", false),
+            ("charts/sub/files/values.yaml", false),
+            ("charts/_skipped/Chart.yaml", true),
+            ("charts/_skipped/data.txt", false),
+        ] {
+            assert_eq!(read_at_load(rel), eager, "{rel}");
+        }
+    }
+
+    /// Files read on first use come through the same view as the load, overlays
+    /// included, once for every copy of the chart, without their byte-order mark.
+    #[test]
+    fn deferred_files_read_through_the_vfs_on_first_use() {
+        let chart = TempChart::new(
+            "deferred",
+            &[
+                ("Chart.yaml", CHART_YAML),
+                ("templates/cm.yaml", b"kind: ConfigMap\n"),
+                ("README.md", b"on disk\n"),
+                ("docs/bom.txt", b"\xEF\xBB\xBFmarked\n"),
+                ("docs/later.txt", b"at load\n"),
+                ("charts/sub/Chart.yaml", b"name: sub\nversion: 1.0.0\n"),
+                ("charts/sub/notes.txt", b"sub notes\n"),
+            ],
+        );
+        let vfs = Vfs::with_overlays([
+            (chart.0.join("README.md"), b"overlay\n".to_vec()),
+            (
+                chart.0.join("docs/virtual.txt"),
+                b"only in the overlay\n".to_vec(),
+            ),
+        ]);
+        let c = Chart::load(&chart.0, &vfs).unwrap();
+        assert!(!deferred(&c.templates[0]));
+        assert_eq!(
+            c.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            [
+                "README.md",
+                "docs/bom.txt",
+                "docs/later.txt",
+                "docs/virtual.txt"
+            ]
+        );
+        assert!(c.files.iter().all(deferred));
+        // Nothing was read yet: a change on disk before the first use is seen.
+        std::fs::write(chart.0.join("docs/later.txt"), b"after load\n").unwrap();
+        let later = file_named(&c, "docs/later.txt");
+        assert_eq!(&**later.read().unwrap(), b"after load\n");
+        // Every copy shares the first read.
+        let copy = c.with_parts(c.metadata.clone(), c.dependencies.clone());
+        std::fs::write(chart.0.join("docs/later.txt"), b"changed again\n").unwrap();
+        assert_eq!(
+            &**file_named(&copy, "docs/later.txt").data(),
+            b"after load\n"
+        );
+        assert_eq!(&**file_named(&c, "README.md").data(), b"overlay\n");
+        assert_eq!(
+            &*file_named(&c, "docs/virtual.txt").shared_text(),
+            "only in the overlay\n"
+        );
+        assert_eq!(file_named(&c, "docs/bom.txt").text(), "marked\n");
+        let sub = &c.dependencies[0];
+        assert!(deferred(&sub.files[0]));
+        assert_eq!(sub.files[0].name, "notes.txt");
+        assert_eq!(&**sub.files[0].data(), b"sub notes\n");
+        // `.Files` reads them the same way.
+        let files = super::super::objects::Files::new(&c.files);
+        use crate::template::Object;
+        let got = files
+            .call_method("Get", &[Value::str("docs/virtual.txt")])
+            .unwrap();
+        assert!(matches!(got, Value::String(s) if &*s == "only in the overlay\n"));
+    }
+
+    /// Helm fails the load on a file it cannot read; a file this process cannot
+    /// read is read at load, so the load fails as before.
+    #[test]
+    fn unreadable_files_fail_the_load() {
+        use std::os::unix::fs::PermissionsExt;
+        let chart = TempChart::new(
+            "unreadable",
+            &[("Chart.yaml", CHART_YAML), ("docs/secret.txt", b"s\n")],
+        );
+        let secret = chart.0.join("docs/secret.txt");
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+        // Root (with its usual capabilities) reads it all the same.
+        let readable = std::fs::read(&secret).is_ok();
+        let vfs = Vfs::real();
+        match Chart::load(&chart.0, &vfs) {
+            Ok(c) => {
+                assert!(readable);
+                assert_eq!(&**file_named(&c, "docs/secret.txt").read().unwrap(), b"s\n");
+            }
+            Err(e) => {
+                assert!(!readable);
+                assert!(
+                    e.message.starts_with(&format!(
+                        "error reading docs/secret.txt: read {}: ",
+                        secret.display()
+                    )),
+                    "{}",
+                    e.message
+                );
+            }
+        }
+        assert_eq!(vfs.may_read(&secret), readable);
     }
 
     #[test]

@@ -12,29 +12,33 @@ use super::HelmVersion;
 use crate::template::{Kind, List, Map, MapType, Object, Value};
 
 /// `.Files`: Helm's `engine.files`, a `map[string][]byte` with helper methods.
+///
+/// Most of a chart's files are read on their first use (see [`super::loader`]), so
+/// the helpers that read content report a file that could not be read as the error
+/// Helm's loader would have failed with; the Go views of the whole map (ranging
+/// over it, printing it) have no error to give and see such a file as empty.
 #[derive(Clone, Debug, Default)]
 pub struct Files {
-    /// Sorted by name (Go map iteration in templates is sorted too).
-    files: std::collections::BTreeMap<String, Arc<[u8]>>,
+    /// Sorted by name (Go map iteration in templates is sorted too); a later file
+    /// of the same name replaces an earlier one, as in Helm's map.
+    files: std::collections::BTreeMap<String, ChartFile>,
 }
 
 impl Files {
     pub fn new(from: &[ChartFile]) -> Files {
         Files {
-            files: from
-                .iter()
-                .map(|f| (f.name.clone(), f.data.clone()))
-                .collect(),
+            files: from.iter().map(|f| (f.name.clone(), f.clone())).collect(),
         }
     }
 
-    pub fn get_bytes(&self, name: &str) -> Arc<[u8]> {
-        self.files
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| Arc::from(&b""[..]))
+    pub fn get_bytes(&self, name: &str) -> Result<Arc<[u8]>, String> {
+        match self.files.get(name) {
+            Some(f) => f.read().cloned(),
+            None => Ok(Arc::from(&b""[..])),
+        }
     }
 
+    /// The files whose names match `pattern`; their content is not read.
     pub fn glob(&self, pattern: &str) -> Files {
         let g = Glob::compile(pattern).unwrap_or_else(Glob::match_all);
         Files {
@@ -47,13 +51,13 @@ impl Files {
         }
     }
 
-    fn by_base_name(&self, f: impl Fn(&[u8]) -> String) -> Map {
+    fn by_base_name(&self, f: impl Fn(&[u8]) -> String) -> Result<Map, String> {
         let m = Map::new();
         for (k, v) in &self.files {
             let base = k.rsplit('/').next().unwrap_or(k);
-            m.insert(base, Value::str(f(v)));
+            m.insert(base, Value::str(f(v.read()?)));
         }
-        m
+        Ok(m)
     }
 
     /// `toYAML` of the map, without the trailing newline.
@@ -62,18 +66,20 @@ impl Files {
         s.strip_suffix('\n').map(str::to_string).unwrap_or(s)
     }
 
-    pub fn as_config(&self) -> String {
-        Files::to_yaml(self.by_base_name(|b| String::from_utf8_lossy(b).into_owned()))
+    pub fn as_config(&self) -> Result<String, String> {
+        let m = self.by_base_name(|b| String::from_utf8_lossy(b).into_owned())?;
+        Ok(Files::to_yaml(m))
     }
 
-    pub fn as_secrets(&self) -> String {
-        Files::to_yaml(self.by_base_name(base64_std))
+    pub fn as_secrets(&self) -> Result<String, String> {
+        Ok(Files::to_yaml(self.by_base_name(base64_std)?))
     }
 
     pub fn lines(&self, name: &str) -> Result<Value, String> {
-        let Some(data) = self.files.get(name) else {
+        let Some(file) = self.files.get(name) else {
             return Ok(Value::List(List::of_strings(Vec::new())));
         };
+        let data = file.read()?;
         if data.is_empty() {
             // Helm indexes the last byte of the empty string and panics.
             return Err("runtime error: index out of range [-1]".into());
@@ -88,7 +94,7 @@ impl Files {
     fn as_map(&self) -> Map {
         let m = Map::with_type(MapType::Named("engine.files"));
         for (k, v) in &self.files {
-            m.insert(k.clone(), Value::Bytes(v.clone()));
+            m.insert(k.clone(), Value::Bytes(v.data().clone()));
         }
         m
     }
@@ -153,13 +159,13 @@ impl Object for Files {
             "Get" => {
                 let n = arg_str(args, name)?;
                 Ok(Value::str(
-                    String::from_utf8_lossy(&self.get_bytes(&n)).as_ref(),
+                    String::from_utf8_lossy(&self.get_bytes(&n)?).as_ref(),
                 ))
             }
-            "GetBytes" => Ok(Value::Bytes(self.get_bytes(&arg_str(args, name)?))),
+            "GetBytes" => Ok(Value::Bytes(self.get_bytes(&arg_str(args, name)?)?)),
             "Glob" => Ok(Value::Object(Arc::new(self.glob(&arg_str(args, name)?)))),
-            "AsConfig" => Ok(Value::str(self.as_config())),
-            "AsSecrets" => Ok(Value::str(self.as_secrets())),
+            "AsConfig" => Ok(Value::str(self.as_config()?)),
+            "AsSecrets" => Ok(Value::str(self.as_secrets()?)),
             "Lines" => self.lines(&arg_str(args, name)?),
             _ => Err(format!("can't call method/function {name:?}")),
         }
@@ -169,7 +175,7 @@ impl Object for Files {
             .files
             .iter()
             .map(|(k, v)| {
-                let bytes: Vec<String> = v.iter().map(|b| b.to_string()).collect();
+                let bytes: Vec<String> = v.data().iter().map(|b| b.to_string()).collect();
                 format!("{k}:[{}]", bytes.join(" "))
             })
             .collect();
@@ -178,7 +184,7 @@ impl Object for Files {
     fn to_json_value(&self) -> Value {
         let m = Map::new();
         for (k, v) in &self.files {
-            m.insert(k.clone(), Value::str(base64_std(v)));
+            m.insert(k.clone(), Value::str(base64_std(v.data())));
         }
         Value::Map(m)
     }
@@ -560,10 +566,7 @@ mod tests {
     use super::*;
 
     fn f(name: &str, data: &str) -> ChartFile {
-        ChartFile {
-            name: name.into(),
-            data: Arc::from(data.as_bytes()),
-        }
+        ChartFile::new(name, data.as_bytes())
     }
 
     #[test]

@@ -203,10 +203,7 @@ fn render_chart(
     if let Some(vf) = &chart.values_file {
         provenance.insert(
             0,
-            (
-                display_path(&path.join("values.yaml"), base),
-                String::from_utf8_lossy(&vf.data).into_owned(),
-            ),
+            (display_path(&path.join("values.yaml"), base), vf.text()),
         );
     }
     let user: Map = match opts.values.merge(&vfs, helm) {

@@ -11,7 +11,7 @@ mod memo;
 mod vfs;
 
 pub use memo::Memo;
-pub use vfs::{go_errno_text, normalize, Vfs, VfsError};
+pub use vfs::{go_errno_text, normalize, read_to_shared, Vfs, VfsError};
 
 use std::fmt;
 use std::sync::Arc;

@@ -5,10 +5,14 @@
 //! temporary directory and write those files into it; stackproof instead layers
 //! *overlay* files over the untouched tree, so the checked tree is never written to.
 //! Overlay paths shadow real ones; directory listings include overlay entries.
+//!
+//! Reads land in the shared buffer callers keep (no second copy), and
+//! [`Vfs::may_read`] tells a caller that postpones a read whether it would fail.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VfsError {
@@ -71,8 +75,8 @@ impl Vfs {
         if let Some(b) = self.overlay_for(path) {
             return Ok(b.clone());
         }
-        match std::fs::read(path) {
-            Ok(b) => Ok(Arc::from(b)),
+        match read_shared(path) {
+            Ok(b) => Ok(b),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(VfsError::NotFound {
                 path: path.display().to_string(),
             }),
@@ -91,6 +95,30 @@ impl Vfs {
             Ok(s) => s.to_string(),
             Err(_) => String::from_utf8_lossy(&b).into_owned(),
         })
+    }
+
+    /// Whether reading the regular file at `path` (one [`Vfs::read_dir`] listed) is
+    /// expected to succeed, judged without opening it, for callers that postpone a
+    /// read and want a failure to show up now rather than later (whether the file
+    /// still exists is not checked). An overlay file is always readable. On disk, a process whose
+    /// credentials bypass file permissions (root's usual `CAP_DAC_OVERRIDE`) needs
+    /// no look; any other pays one `stat` and gets the kernel's owner, group and
+    /// other mode-bit check. `false` means only "not known to succeed": the caller
+    /// reads now. What the mode bits cannot show (an ACL entry that denies, a
+    /// security module, a FUSE or NFS server refusing) reads as readable.
+    pub fn may_read(&self, path: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        if self.overlay_for(path).is_some() {
+            return true;
+        }
+        let Some(creds) = Creds::of_process() else {
+            return false;
+        };
+        if creds.bypasses_permissions {
+            return true;
+        }
+        std::fs::metadata(path)
+            .is_ok_and(|m| m.is_file() && creds.mode_grants_read(m.uid(), m.gid(), m.mode()))
     }
 
     pub fn is_file(&self, path: &Path) -> bool {
@@ -127,7 +155,9 @@ impl Vfs {
                     let link = ft.is_some_and(|t| t.is_symlink());
                     let path = dir.join(&name);
                     let (is_dir, is_file) = if link {
-                        (path.is_dir(), path.is_file())
+                        // One `stat` of the target answers both.
+                        std::fs::metadata(&path)
+                            .map_or((false, false), |m| (m.is_dir(), m.is_file()))
                     } else {
                         (
                             ft.is_some_and(|t| t.is_dir()),
@@ -153,7 +183,13 @@ impl Vfs {
                 })
             }
         }
-        let norm = normalize(&absolute(dir));
+        // Without overlays, spare the working directory look-up (a system call for
+        // every directory of a chart).
+        let norm = if self.overlays.is_empty() {
+            PathBuf::new()
+        } else {
+            normalize(&absolute(dir))
+        };
         for k in self.overlays.keys() {
             if let Ok(rest) = k.strip_prefix(&norm) {
                 let mut comps = rest.components();
@@ -192,6 +228,158 @@ pub struct DirEntry {
     /// What [`Vfs::is_file`] says of `path`: a regular file (or a link to one) on
     /// disk, or an overlay file.
     pub is_file: bool,
+}
+
+/// Reads a file straight into the shared buffer callers keep: `Arc::from(Vec)`
+/// would allocate and copy once more, and on large charts (megabytes of CRDs) the
+/// fresh pages of that copy cost more than the copying. Like `std::fs::read`, the
+/// file's size is only a hint: reading goes on to the end of the file.
+fn read_shared(path: &Path) -> std::io::Result<Arc<[u8]>> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+    read_to_shared(file, size)
+}
+
+/// Reads `r` to its end into one shared buffer, sized by `size_hint` (exact for a
+/// regular file or an archive member, so nothing is copied; a short or long read
+/// still gives exactly the bytes read).
+pub fn read_to_shared(mut r: impl Read, size_hint: u64) -> std::io::Result<Arc<[u8]>> {
+    let n = usize::try_from(size_hint).unwrap_or(0);
+    // An iterator of known length is collected into one allocation.
+    let mut buf: Arc<[u8]> = std::iter::repeat_n(0, n).collect();
+    let mut filled = 0;
+    if let Some(dst) = Arc::get_mut(&mut buf) {
+        while filled < n {
+            match r.read(&mut dst[filled..]) {
+                Ok(0) => break,
+                Ok(k) => filled += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    if filled < n {
+        return Ok(Arc::from(&buf[..filled]));
+    }
+    // The end of the file, as `read_to_end` checks it: a hint that was too small
+    // (a file that grew, a pipe or a `/proc` file of size 0) continues in a `Vec`.
+    let mut probe = [0u8; 32];
+    loop {
+        match r.read(&mut probe) {
+            Ok(0) => return Ok(buf),
+            Ok(k) => {
+                let mut rest = buf.to_vec();
+                rest.extend_from_slice(&probe[..k]);
+                r.read_to_end(&mut rest)?;
+                return Ok(Arc::from(rest));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// What the kernel checks file access against: the effective user and group ids
+/// (taken for the file-system ids, which only `setfsuid` sets apart), the
+/// supplementary groups, and whether permissions are bypassed. Learnt once, by a
+/// few cheap system calls (`/proc/self/status` says the same, but reading it costs
+/// more than the `stat`s it would spare on a chart).
+struct Creds {
+    uid: u32,
+    gid: u32,
+    groups: Vec<u32>,
+    /// `CAP_DAC_OVERRIDE` or `CAP_DAC_READ_SEARCH` is effective in the initial user
+    /// namespace (where every file's owner is mapped, which the kernel requires
+    /// too): any read of a regular file is granted without looking at its mode.
+    bypasses_permissions: bool,
+}
+
+impl Creds {
+    /// `None` when the groups cannot be listed: then nothing is judged readable.
+    fn of_process() -> Option<&'static Creds> {
+        static CREDS: OnceLock<Option<Creds>> = OnceLock::new();
+        CREDS.get_or_init(Creds::current).as_ref()
+    }
+
+    /// The kernel's check of a file's mode bits: the owner's when this process
+    /// owns the file, else the group's when it is in the file's group, else the
+    /// others'.
+    fn mode_grants_read(&self, uid: u32, gid: u32, mode: u32) -> bool {
+        let bit = if uid == self.uid {
+            0o400
+        } else if gid == self.gid || self.groups.contains(&gid) {
+            0o040
+        } else {
+            0o004
+        };
+        mode & bit != 0
+    }
+
+    fn current() -> Option<Creds> {
+        // SAFETY: these calls take no arguments and only report the caller's ids.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        // SAFETY: with a size of 0, `getgroups` writes nothing and returns the count.
+        let count = unsafe { libc::getgroups(0, std::ptr::null_mut()) };
+        let mut groups = vec![0; usize::try_from(count).ok()?];
+        // SAFETY: `groups` has room for `count` ids, the most `getgroups` writes.
+        let got = unsafe { libc::getgroups(count, groups.as_mut_ptr()) };
+        groups.truncate(usize::try_from(got).ok()?);
+        Some(Creds {
+            uid,
+            gid,
+            groups,
+            bypasses_permissions: dac_capable() && in_initial_user_namespace(),
+        })
+    }
+}
+
+/// Whether `CAP_DAC_OVERRIDE` or `CAP_DAC_READ_SEARCH` is in the effective set.
+#[cfg(target_os = "linux")]
+fn dac_capable() -> bool {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: libc::c_int,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const VERSION_3: u32 = 0x2008_0522;
+    const DAC_OVERRIDE: u32 = 1 << 1;
+    const DAC_READ_SEARCH: u32 = 1 << 2;
+    let mut header = Header {
+        version: VERSION_3,
+        pid: 0,
+    };
+    let mut data = [Data::default(); 2];
+    // SAFETY: `capget` reads the header and, for version 3, writes two `Data`
+    // records, which `data` holds; both have the kernel's C layout.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_capget,
+            std::ptr::from_mut(&mut header),
+            data.as_mut_ptr(),
+        )
+    };
+    rc == 0 && data[0].effective & (DAC_OVERRIDE | DAC_READ_SEARCH) != 0
+}
+
+#[cfg(not(target_os = "linux"))]
+fn dac_capable() -> bool {
+    false
+}
+
+/// Whether this process lives in the initial user namespace, whose nsfs inode
+/// number is fixed (`PROC_USER_INIT_INO`); in a child namespace (a rootless
+/// container) capabilities do not cover files of unmapped owners.
+fn in_initial_user_namespace() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    const PROC_USER_INIT_INO: u64 = 0xEFFF_FFFD;
+    std::fs::metadata("/proc/self/ns/user").is_ok_and(|m| m.ino() == PROC_USER_INIT_INO)
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -271,6 +459,41 @@ mod tests {
         assert_eq!(std::fs::read(dir.join("real.txt")).unwrap(), b"disk");
         assert!(!dir.join("secrets").exists());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn mode_bits_of_the_matching_class_decide() {
+        let c = Creds {
+            uid: 1000,
+            gid: 100,
+            groups: vec![20],
+            bypasses_permissions: false,
+        };
+        assert!(c.mode_grants_read(1000, 1, 0o400));
+        // The owner's bits decide for the owner, even when others may read.
+        assert!(!c.mode_grants_read(1000, 100, 0o044));
+        assert!(c.mode_grants_read(2, 100, 0o040));
+        assert!(!c.mode_grants_read(2, 20, 0o004));
+        assert!(c.mode_grants_read(2, 20, 0o040));
+        assert!(c.mode_grants_read(2, 3, 0o004));
+        assert!(!c.mode_grants_read(2, 3, 0o440));
+    }
+
+    #[test]
+    fn shared_reads_follow_the_data_not_the_hint() {
+        let text = b"abcdefgh".to_vec();
+        for hint in [0, 3, 8, 20] {
+            let got = read_to_shared(&text[..], hint).unwrap();
+            assert_eq!(&*got, &text[..], "hint {hint}");
+        }
+        let big = vec![7u8; 100_000];
+        assert_eq!(&*read_to_shared(&big[..], 0).unwrap(), &big[..]);
+    }
+
+    #[test]
+    fn overlays_are_readable() {
+        let vfs = Vfs::with_overlays([("/nowhere/x.txt", b"x".to_vec())]);
+        assert!(vfs.may_read(Path::new("/nowhere/x.txt")));
     }
 
     #[test]
