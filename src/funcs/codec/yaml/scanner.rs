@@ -251,9 +251,10 @@ pub struct Scanner {
     simple_keys_by_tok: KeysByToken,
     flow_level: usize,
     error: Option<SyntaxError>,
-    /// Buffers a plain scalar collects line breaks and blanks in, kept between
-    /// scalars so that scanning one does not allocate them again.
-    scratch: [Vec<u8>; 3],
+    /// Buffers a scalar collects its text, line breaks and blanks in, kept between
+    /// scalars so that scanning one does not allocate and grow them again; the
+    /// token gets an exact-size copy of the text.
+    scratch: [Vec<u8>; 4],
 }
 
 fn width(b: u8) -> usize {
@@ -272,8 +273,11 @@ fn width(b: u8) -> usize {
 
 /// Scalar bytes are valid UTF-8 by construction (input is a `str`, escapes are
 /// encoded as characters); the lossy path only guards against surprises.
-fn bytes_to_string(s: Vec<u8>) -> String {
-    String::from_utf8(s).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+fn bytes_to_string(s: &[u8]) -> String {
+    match std::str::from_utf8(s) {
+        Ok(t) => t.to_owned(),
+        Err(_) => String::from_utf8_lossy(s).into_owned(),
+    }
 }
 
 /// A single-byte character that does not end a line (comment and block scalar text).
@@ -415,9 +419,10 @@ impl Scanner {
             }
             let bytes = &self.buf[start..stop];
             // Printable ASCII and the three allowed controls need no decoding.
-            let plain_ascii = bytes
-                .iter()
-                .all(|&b| (0x20..0x7F).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'));
+            // Folded without early exit so that it vectorizes: nearly every chunk passes.
+            let plain_ascii = bytes.iter().fold(true, |all, &b| {
+                all & ((0x20..0x7F).contains(&b) | (b == b'\t') | (b == b'\n') | (b == b'\r'))
+            });
             let text = if plain_ascii {
                 ""
             } else {
@@ -468,6 +473,39 @@ impl Scanner {
             .iter()
             .position(|&b| !ok(b))
             .unwrap_or(limit - start)
+    }
+
+    /// [`Scanner::ascii_run`] for [`is_line_byte`], for comments and block scalar
+    /// lines: those runs are long (a third of a typical values file is comments), so
+    /// they are measured eight bytes at a time first.
+    fn line_run(&self, margin: usize) -> usize {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let start = self.mark.offset;
+        let limit = self.decoded_end.saturating_sub(margin);
+        if start >= limit {
+            return 0;
+        }
+        let run = &self.buf[start..limit];
+        let mut i = 0;
+        for chunk in run.chunks_exact(8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let x = u64::from_le_bytes(word);
+            // Nonzero exactly when some byte is below 0x20 (tabs included: the byte
+            // loop below takes them) or above 0x7E; the lowest such byte sees no
+            // borrow or carry from the bytes before it.
+            let below = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+            let above = (x.wrapping_add(ONES) | x) & HIGH;
+            if below | above != 0 {
+                break;
+            }
+            i += 8;
+        }
+        i + run[i..]
+            .iter()
+            .position(|&b| !is_line_byte(b))
+            .unwrap_or(run.len() - i)
     }
 
     /// Moves past `k` single-byte characters on the current line.
@@ -542,6 +580,23 @@ impl Scanner {
         self.mark.line += 1;
     }
 
+    /// The scalar buffers, emptied: text, leading break, trailing breaks, blanks.
+    fn take_scratch(&mut self) -> [Vec<u8>; 4] {
+        let mut bufs = std::mem::take(&mut self.scratch);
+        for b in &mut bufs {
+            b.clear();
+        }
+        bufs
+    }
+
+    /// The scalar text collected in `bufs[0]`, handing the buffers back for the next
+    /// scalar.
+    fn finish_scalar(&mut self, bufs: [Vec<u8>; 4]) -> String {
+        let value = bytes_to_string(&bufs[0]);
+        self.scratch = bufs;
+        value
+    }
+
     fn scanner_error(&mut self, context: &str, context_mark: Mark, problem: &str) -> SyntaxError {
         let err = SyntaxError {
             stage: ErrorStage::Scanner,
@@ -557,17 +612,28 @@ impl Scanner {
     // ---- token queue ------------------------------------------------------------------
 
     /// The next token, scanning more input as needed.
+    // The parser peeks several times per token: the common case (the token is
+    // already there) stays inline and scanning stays out of line.
+    #[inline]
     pub fn peek(&mut self) -> Result<&Token> {
-        if let Some(e) = &self.error {
-            return Err(e.clone());
-        }
         if !self.token_available {
-            self.fetch_more_tokens()?;
+            self.prepare_token()?;
         }
         if self.tokens.is_empty() {
             return Err(self.scanner_error("", Mark::default(), "no more tokens"));
         }
         Ok(&self.tokens[0])
+    }
+
+    /// Scans up to the next complete token. An error is only recorded while
+    /// scanning, and a failed scan leaves `token_available` false, so the recorded
+    /// error is repeated on every later peek.
+    #[inline(never)]
+    fn prepare_token(&mut self) -> Result<()> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        self.fetch_more_tokens()
     }
 
     /// Consumes the token returned by [`Scanner::peek`].
@@ -1078,7 +1144,7 @@ impl Scanner {
             }
             if self.cur() == b'#' {
                 loop {
-                    let k = self.ascii_run(4, is_line_byte);
+                    let k = self.line_run(4);
                     self.advance(k);
                     if self.is_breakz_at(0) {
                         break;
@@ -1502,9 +1568,7 @@ impl Scanner {
                 increment
             };
         }
-        let mut s = Vec::new();
-        let mut leading_break = Vec::new();
-        let mut trailing_breaks = Vec::new();
+        let [mut s, mut leading_break, mut trailing_breaks, blanks] = self.take_scratch();
         self.scan_block_scalar_breaks(&mut indent, &mut trailing_breaks, start, &mut end)?;
         self.cache(1)?;
         let mut leading_blank = false;
@@ -1526,7 +1590,7 @@ impl Scanner {
             trailing_breaks.clear();
             leading_blank = self.is_blank_at(0);
             loop {
-                let k = self.ascii_run(4, is_line_byte);
+                let k = self.line_run(4);
                 self.read_run(k, &mut s);
                 if self.is_breakz_at(0) {
                     break;
@@ -1549,11 +1613,9 @@ impl Scanner {
         } else {
             ScalarStyle::Folded
         };
+        let value = self.finish_scalar([s, leading_break, trailing_breaks, blanks]);
         Ok(Token {
-            kind: TokenKind::Scalar {
-                value: bytes_to_string(s),
-                style,
-            },
+            kind: TokenKind::Scalar { value, style },
             start,
             end,
         })
@@ -1606,10 +1668,7 @@ impl Scanner {
     fn scan_flow_scalar(&mut self, single: bool) -> Result<Token> {
         let start = self.mark;
         self.skip();
-        let mut s: Vec<u8> = Vec::new();
-        let mut leading_break: Vec<u8> = Vec::new();
-        let mut trailing_breaks: Vec<u8> = Vec::new();
-        let mut whitespaces: Vec<u8> = Vec::new();
+        let [mut s, mut leading_break, mut trailing_breaks, mut whitespaces] = self.take_scratch();
         loop {
             self.cache(4)?;
             if self.mark.column == 0
@@ -1768,23 +1827,16 @@ impl Scanner {
         } else {
             ScalarStyle::DoubleQuoted
         };
+        let value = self.finish_scalar([s, leading_break, trailing_breaks, whitespaces]);
         Ok(Token {
-            kind: TokenKind::Scalar {
-                value: bytes_to_string(s),
-                style,
-            },
+            kind: TokenKind::Scalar { value, style },
             start,
             end,
         })
     }
 
     fn scan_plain_scalar(&mut self) -> Result<Token> {
-        let mut s: Vec<u8> = Vec::new();
-        let [mut leading_break, mut trailing_breaks, mut whitespaces] =
-            std::mem::take(&mut self.scratch);
-        leading_break.clear();
-        trailing_breaks.clear();
-        whitespaces.clear();
+        let [mut s, mut leading_break, mut trailing_breaks, mut whitespaces] = self.take_scratch();
         let mut leading_blanks = false;
         let indent = self.indent + 1;
         let start = self.mark;
@@ -1881,10 +1933,10 @@ impl Scanner {
         if leading_blanks {
             self.simple_key_allowed = true;
         }
-        self.scratch = [leading_break, trailing_breaks, whitespaces];
+        let value = self.finish_scalar([s, leading_break, trailing_breaks, whitespaces]);
         Ok(Token {
             kind: TokenKind::Scalar {
-                value: bytes_to_string(s),
+                value,
                 style: ScalarStyle::Plain,
             },
             start,
