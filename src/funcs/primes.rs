@@ -156,8 +156,22 @@ impl<const N: usize> Mont<N> {
     }
 
     /// `R mod m`, the Montgomery form of 1: 1 doubled 64N times, which needs no
-    /// division and is small next to the 64N-odd squarings of either test.
+    /// division and is small next to the 64N-odd squarings of either test. With
+    /// the top bit of `m` set (every RSA candidate), `m < R < 2m`, so it is
+    /// `R - m`, the two's complement of `m`, without the 64N doublings (a
+    /// twentieth of a base-2 round).
     fn one(&self) -> [u64; N] {
+        if self.m[N - 1] >> 63 == 1 {
+            let mut one = [0u64; N];
+            let mut borrow = false;
+            for (o, mi) in one.iter_mut().zip(&self.m) {
+                let (d, b1) = 0u64.overflowing_sub(*mi);
+                let (d, b2) = d.overflowing_sub(u64::from(borrow));
+                *o = d;
+                borrow = b1 | b2;
+            }
+            return one;
+        }
         let mut one = [0u64; N];
         one[0] = 1;
         for _ in 0..64 * N {
@@ -1090,6 +1104,24 @@ mod tests {
             check::<16>(&mut rng);
             check::<24>(&mut rng);
             check::<32>(&mut rng);
+        }
+    }
+
+    /// `one()` is `R mod m`, whether or not the top bit of `m` is set.
+    #[test]
+    fn one_is_r_mod_m() {
+        fn check<const N: usize>(m: &BigUint) {
+            let mont = Mont::new(limbs_of::<N>(m)).expect("odd, full width");
+            let r = BigUint::from(1u32) << (64 * N);
+            assert_eq!(big(&mont.one()), &r % m, "m = {m:x}");
+        }
+        let mut rng = ChaCha20Rng::from_seed([13u8; 32]);
+        for _ in 0..8 {
+            let m = random_odd(&mut rng, 1024);
+            check::<16>(&m);
+            // The top limb below 2^63 (and so the doubling path).
+            check::<16>(&((&m >> 1u32) | BigUint::from(1u32)));
+            check::<16>(&((&m >> 60u32) | BigUint::from(1u32) | (BigUint::from(1u32) << 960u32)));
         }
     }
 
