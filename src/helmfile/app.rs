@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use super::charts::ChartSources;
 use super::dag::{self, release_id, PlanOptions};
@@ -169,6 +169,9 @@ struct Runner<'a> {
 /// as soon as their values are known and the next state loads meanwhile; the
 /// results are then applied strictly in order, and a failure undoes what the
 /// states after it added, so output and errors are what the one-by-one run gives.
+/// Once every state is loaded, the main thread applies each result as soon as it
+/// and those before it are in, while later charts still render: gathering the
+/// output (megabytes of CRDs for some stacks) is then off the end of the run.
 struct Pending {
     index: usize,
     order: Vec<usize>,
@@ -191,12 +194,64 @@ struct ReleaseErrors {
     more: Vec<HelmfileError>,
 }
 
-type Slots = Arc<Vec<Mutex<Option<TemplatedRelease>>>>;
+type Slots = Arc<Rendered>;
 
-/// Stores a rendered release in its slot (a render that panicked leaves the slot
-/// usable: the panic itself ends the run).
-fn fill(slots: &Slots, k: usize, t: TemplatedRelease) {
-    *slots[k].lock().unwrap_or_else(PoisonError::into_inner) = Some(t);
+/// The rendered releases of one state, one slot per release helm would reach.
+struct Rendered {
+    slots: Mutex<Vec<Slot>>,
+    /// Signalled whenever a slot is done.
+    done: Condvar,
+}
+
+enum Slot {
+    Rendering,
+    Done(Option<TemplatedRelease>),
+}
+
+impl Rendered {
+    fn new(n: usize) -> Rendered {
+        Rendered {
+            slots: Mutex::new((0..n).map(|_| Slot::Rendering).collect()),
+            done: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<Slot>> {
+        self.slots.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Renders release `k` into its slot. A render that panics still marks the
+    /// slot done (empty), so that nothing waits for it; the panic itself ends the
+    /// run when the scope does.
+    fn render(&self, k: usize, work: impl FnOnce() -> TemplatedRelease) {
+        struct Finish<'r>(&'r Rendered, usize, Option<TemplatedRelease>);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                if let Some(slot) = self.0.lock().get_mut(self.1) {
+                    *slot = Slot::Done(self.2.take());
+                }
+                self.0.done.notify_all();
+            }
+        }
+        let mut finish = Finish(self, k, None);
+        finish.2 = Some(work());
+    }
+
+    /// The result in slot `k`, waiting for its render to finish.
+    fn take(&self, k: usize) -> Option<TemplatedRelease> {
+        let mut slots = self.lock();
+        loop {
+            match slots.get_mut(k) {
+                None => return None,
+                Some(Slot::Done(t)) => return t.take(),
+                Some(Slot::Rendering) => {}
+            }
+            slots = self
+                .done
+                .wait(slots)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
 }
 
 /// The indexes of the marked releases.
@@ -303,9 +358,24 @@ impl<'a> Runner<'a> {
         };
         let file = self.input.file.clone().unwrap_or_default();
         let cwd = paths::normalize(&self.input.working_dir);
-        let visited = rayon::in_place_scope(|scope| self.visit(scope, &file, &cwd, opts, None));
-        // Every render has finished once the scope has ended. A failure among them
-        // happened before whatever ended the visit, so it is the run's error.
+        let input: &'a StackInput = self.input;
+        rayon::in_place_scope(|scope| {
+            // The first state that names a repository chart needs the index of
+            // the chart sources (a walk of their directories); it is built while
+            // the states load.
+            scope.spawn(move |_| {
+                input.chart_sources.charts(&input.render.vfs);
+            });
+            let visited = self.visit(scope, &file, &cwd, opts, None);
+            // A failure among the renders happened before whatever ended the
+            // visit, so it is the run's error.
+            self.apply_pending()?;
+            visited
+        })
+    }
+
+    /// Applies the pending states in order, each once its renders are done.
+    fn apply_pending(&mut self) -> std::result::Result<(), VisitError> {
         for p in std::mem::take(&mut self.pending) {
             let ctx = p.ctx.clone();
             if let Err(e) = self.apply(p) {
@@ -313,7 +383,7 @@ impl<'a> Runner<'a> {
                 return Err(VisitError::Failed(e));
             }
         }
-        visited
+        Ok(())
     }
 
     /// `findDesiredStateFiles`.
@@ -925,7 +995,7 @@ impl<'a> Runner<'a> {
         } else {
             0
         };
-        let rendered: Slots = Arc::new((0..reachable).map(|_| Mutex::new(None)).collect());
+        let rendered: Slots = Arc::new(Rendered::new(reachable));
         let pending = Pending {
             index,
             order,
@@ -948,7 +1018,7 @@ impl<'a> Runner<'a> {
                 .enumerate()
                 .par_bridge()
                 .for_each(|(k, &i)| {
-                    fill(&rendered, k, template_release(input, st, i, &releases[i]));
+                    rendered.render(k, || template_release(input, st, i, &releases[i]));
                 });
             self.apply(pending)?;
         } else {
@@ -961,7 +1031,7 @@ impl<'a> Runner<'a> {
                     Arc::clone(&rendered),
                 );
                 scope.spawn(move |_| {
-                    fill(&rendered, k, template_release(input, &st, i, &releases[i]));
+                    rendered.render(k, || template_release(input, &st, i, &releases[i]));
                 });
             }
             self.pending.push(pending);
@@ -994,10 +1064,7 @@ impl<'a> Runner<'a> {
             self.out.order.push((index, i));
             self.out.states[index].releases[i].order = Some(pos);
             if render && errs.is_empty() {
-                let taken = rendered
-                    .get(k)
-                    .and_then(|slot| slot.lock().unwrap_or_else(PoisonError::into_inner).take());
-                let Some(t) = taken else {
+                let Some(t) = rendered.take(k) else {
                     continue;
                 };
                 let out = &mut self.out;
