@@ -205,7 +205,8 @@ struct Rendered {
 
 enum Slot {
     Rendering,
-    Done(Option<TemplatedRelease>),
+    // Boxed: a result is several hundred bytes, a slot waiting for one nothing.
+    Done(Option<Box<TemplatedRelease>>),
 }
 
 impl Rendered {
@@ -228,7 +229,7 @@ impl Rendered {
         impl Drop for Finish<'_> {
             fn drop(&mut self) {
                 if let Some(slot) = self.0.lock().get_mut(self.1) {
-                    *slot = Slot::Done(self.2.take());
+                    *slot = Slot::Done(self.2.take().map(Box::new));
                 }
                 self.0.done.notify_all();
             }
@@ -243,7 +244,7 @@ impl Rendered {
         loop {
             match slots.get_mut(k) {
                 None => return None,
-                Some(Slot::Done(t)) => return t.take(),
+                Some(Slot::Done(t)) => return t.take().map(|b| *b),
                 Some(Slot::Rendering) => {}
             }
             slots = self
