@@ -45,11 +45,37 @@ impl HelmVersion {
     }
 }
 
+thread_local! {
+    static ONE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (a chart render) with the renderer's own parallelism off on this
+/// thread: every file parses and every head decodes here, in turn.
+///
+/// Why: a caller that already renders many charts at once on the pool (a
+/// Helmfile stack) keeps every thread busy with whole charts. A chart that split
+/// its parsing over the pool waited for the pieces other threads took, and while
+/// waiting took whole charts itself, so it finished only after them: NVCF's
+/// cert-manager ended 16 ms after every other release, alone on one thread.
+pub fn rendering_on_one_thread<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ONE_THREAD.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(ONE_THREAD.with(|c| c.replace(true)));
+    f()
+}
+
 /// Whether work over texts of these sizes is worth spreading over threads. Parsing
 /// runs at roughly 100 bytes per microsecond, so below this much text the thread
 /// hand-off (and, in a one-shot `template` run, starting the pool) costs more than
-/// it saves.
+/// it saves. Never inside [`rendering_on_one_thread`].
 pub(crate) fn worth_parallel(sizes: impl Iterator<Item = usize>) -> bool {
+    if ONE_THREAD.with(std::cell::Cell::get) {
+        return false;
+    }
     const MIN_BYTES: usize = 32 * 1024;
     let mut total = 0;
     for n in sizes {

@@ -614,7 +614,9 @@ static KEYS: Memo<([u8; 32], KeyKind), PrivKey> = Memo::new(512);
 /// bits. The two primes are searched for at the same time, each from its own stream
 /// drawn from `rng`: a key costs the slower search rather than the sum of both, which
 /// is most of a chart's render time when it calls `genCA` (the search itself is what
-/// it is in Go too).
+/// it is in Go too). The second search runs on a thread of its own rather than as a
+/// pool task: waiting for a pool task lets this thread take other work (a whole
+/// chart of the same stack) and finish its own chart only after that.
 fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, String> {
     use crypto_primes::hazmat::{
         lucas_test, AStarBase, LucasCheck, SetBits, SmallFactorsSieveFactory,
@@ -659,7 +661,19 @@ fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, S
         let (mut sp, mut sq) = ([0u8; 32], [0u8; 32]);
         rng.fill_bytes(&mut sp);
         rng.fill_bytes(&mut sq);
-        let (p, q) = rayon::join(|| prime(sp), || prime(sq));
+        let (p, q) = std::thread::scope(|scope| {
+            let other = std::thread::Builder::new()
+                .spawn_scoped(scope, || prime(sq))
+                .ok();
+            let p = prime(sp);
+            // Without a thread (the system refused one), the searches run in turn.
+            let q = match other.map(|h| h.join()) {
+                Some(Ok(q)) => q,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => prime(sq),
+            };
+            (p, q)
+        });
         let (p, q) = (p?, q?);
         if p == q {
             continue;

@@ -239,7 +239,10 @@ pub struct ChartCall {
 /// its random functions included (they draw from `seed`).
 pub fn render_chart(call: &ChartCall) -> Result<String, String> {
     static RENDERS: Memo<ChartCall, Result<String, String>> = Memo::new(1024);
-    RENDERS.get_or_compute(call, || render_chart_uncached(call))
+    // Releases render side by side on the pool; each chart stays on its thread.
+    RENDERS.get_or_compute(call, || {
+        crate::chart::rendering_on_one_thread(|| render_chart_uncached(call))
+    })
 }
 
 fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
