@@ -95,3 +95,23 @@ fn broken_example_fires_the_rules_aimed_at_its_bugs() {
     let text = report::render(&r, Format::Human, false);
     assert!(text.contains("rendered here"), "{text}");
 }
+
+/// A stack's runner waits for its releases' renders. Run on a pool worker with no
+/// other worker free (a matrix keeps every worker busy with cells), the waiting
+/// must itself run the queued renders: blocking would never end.
+#[test]
+fn example_renders_on_a_pool_with_one_worker() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let code = pool.install(|| check("stackproof.yaml").exit_code());
+        let _ = tx.send(code);
+    });
+    let code = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .unwrap_or_else(|_| panic!("no result after 120 s: the stack's renders deadlocked"));
+    assert_eq!(code, 0);
+}

@@ -239,7 +239,16 @@ impl Rendered {
     }
 
     /// The result in slot `k`, waiting for its render to finish.
+    ///
+    /// A caller that is itself a pool worker (a matrix renders many stacks side by
+    /// side, each stack's runner on a worker) must not simply block: the render it
+    /// waits for may still sit in a queue that only a worker can drain, and with
+    /// every worker blocked here nothing would ever run it. So a worker runs
+    /// queued pool work while it waits, and sleeps only when there is none, i.e.
+    /// when the render it needs is running on another thread, briefly, in case
+    /// new work is queued that only it can take.
     fn take(&self, k: usize) -> Option<TemplatedRelease> {
+        let worker = rayon::current_thread_index().is_some();
         let mut slots = self.lock();
         loop {
             match slots.get_mut(k) {
@@ -247,10 +256,23 @@ impl Rendered {
                 Some(Slot::Done(t)) => return t.take().map(|b| *b),
                 Some(Slot::Rendering) => {}
             }
-            slots = self
-                .done
-                .wait(slots)
-                .unwrap_or_else(PoisonError::into_inner);
+            if !worker {
+                slots = self
+                    .done
+                    .wait(slots)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
+            drop(slots);
+            let ran = matches!(rayon::yield_now(), Some(rayon::Yield::Executed));
+            slots = self.lock();
+            if !ran && matches!(slots.get(k), Some(Slot::Rendering)) {
+                slots = self
+                    .done
+                    .wait_timeout(slots, std::time::Duration::from_millis(1))
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+            }
         }
     }
 }
