@@ -268,3 +268,23 @@ fn remote_sub_helmfiles_are_refused() {
         "{text}"
     );
 }
+
+/// A remote values file (`git::https://...`) is downloaded by helmfile, which fails
+/// when it cannot even under `missingFileHandler: Debug`; stackproof must not skip it
+/// and render the release without those values as if they were all there.
+#[test]
+fn remote_values_files_are_refused() {
+    for cmd in ["template", "write-values", "list"] {
+        let (code, text) = run(&format!("-f remote-values.yaml {cmd}"));
+        if cmd == "list" {
+            // `list` never reads release values, in helmfile either.
+            assert_eq!((code, text.as_str()), (0, ""), "{cmd}");
+            continue;
+        }
+        assert_eq!(code, 1, "{cmd}: {text}");
+        assert!(
+            text.starts_with("in ./remote-values.yaml: \"git::https://github.com/example/config.git@values/r.yaml?ref=v1\" is a remote values file, which stackproof does not download"),
+            "{cmd}: {text}"
+        );
+    }
+}

@@ -160,6 +160,17 @@ impl Loader<'_> {
         state_file: &str,
         cwd: &Path,
     ) -> Result<Option<Vec<String>>> {
+        if paths::is_remote(path) {
+            // Helmfile downloads it (go-getter) and fails when it cannot, whatever
+            // the missing-file handler says; stackproof reads nothing over the
+            // network, and skipping it would render different values as if whole.
+            return Err(HelmfileError::new(
+                ErrorKind::File,
+                format!(
+                    "{path:?} is a remote {tpe} file, which stackproof does not download: use a local copy of it instead"
+                ),
+            ));
+        }
         let pattern = normalize_storage_path(base_path, path);
         let mut files = paths::glob(&self.renv.vfs, cwd, &pattern);
         files.sort();

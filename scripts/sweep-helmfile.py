@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Differential sweep over Helmfile stacks stackproof has never seen: every state file
+under SRC (`helmfile.yaml`, `helmfile.yaml.gotmpl`, a `helmfile.d/` folder, and the
+`input.yaml[.gotmpl]` of Helmfile's own snapshot tests) is run through the real
+helmfile v0.166.0 (with helm v3.15.3) and through `stackproof helmfile`, for `list
+--output json` and `template --skip-deps`, in the state's own folder with default
+flags, and the outcomes are compared: stdout byte for byte when both succeed, the
+error text when both fail (stackproof may add a source snippet after it).
+
+SRC is copied to WORK first and only the copy is used, because the real helmfile
+may write next to a state (chartify, fetched charts). Helm gets an empty home of its
+own with one unreachable repository entry, so that `helm repo list` (which helmfile
+runs for charts named `repo/chart`) answers instead of failing. Stacks that need the
+network, kustomize or a post-renderer fail for the real helmfile or for stackproof
+for those reasons; they are counted, and each case that is not `same` gets a file
+under OUT with both stderrs and the stdout diff.
+
+Usage: scripts/sweep-helmfile.py --src SRC [--work WORK] [--out OUT] [--filter TEXT]
+Needs STACKPROOF_ORACLES (folder with `helmfile-v0.166.0` and `helm-v3.15.3`) and a
+stackproof binary (STACKPROOF_BIN, default target/release/stackproof)."""
+import argparse, difflib, glob, os, shutil, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SP = os.environ.get("STACKPROOF_BIN", os.path.join(ROOT, "target/release/stackproof"))
+ORACLES = os.environ.get("STACKPROOF_ORACLES", "")
+HELMFILE = os.path.join(ORACLES, "helmfile-v0.166.0")
+HELM = os.path.join(ORACLES, "helm-v3.15.3")
+STATE_NAMES = ("helmfile.yaml", "helmfile.yaml.gotmpl", "input.yaml", "input.yaml.gotmpl")
+COMMANDS = {"list": ["list", "--output", "json"], "template": ["template", "--skip-deps"]}
+# Progress lines both tools print on stderr before an error; not part of the error.
+PROGRESS = ("Templating", "Building", "Adding", "Listing", "Skipping", "Pulling")
+
+
+def helm_env():
+    home = tempfile.mkdtemp(prefix="sweep-helmfile-home-")
+    os.makedirs(home + "/c/helm")
+    repos = home + "/c/helm/repositories.yaml"
+    with open(repos, "w") as f:
+        f.write('apiVersion: ""\ngenerated: "0001-01-01T00:00:00Z"\nrepositories:\n'
+                "- name: unreachable\n  url: http://127.0.0.1:1/\n")
+    return dict(os.environ, HOME=home, HELM_CONFIG_HOME=home + "/c",
+                HELM_CACHE_HOME=home + "/k", HELM_DATA_HOME=home + "/d",
+                HELM_REPOSITORY_CONFIG=repos)
+
+
+def states(work):
+    """State files at the top of a stack: not the sub-helmfiles or bases others load."""
+    found = []
+    for path in sorted(glob.glob(work + "/**/*", recursive=True)):
+        name = os.path.basename(path)
+        top = "/helmfiles/" not in path and "/bases/" not in path
+        if top and (name in STATE_NAMES or (name == "helmfile.d" and os.path.isdir(path))):
+            found.append(path)
+    return found
+
+
+def error_lines(stderr):
+    return [l for l in stderr.splitlines() if l.strip() and not l.startswith(PROGRESS)]
+
+
+def compare(real, ours):
+    if real.returncode != 0 and ours.returncode != 0:
+        want, got = error_lines(real.stderr), error_lines(ours.stderr)
+        return "both-fail-same" if want and want == got[:len(want)] else "both-fail"
+    if real.returncode != 0:
+        return "helmfile-fails-only"
+    if ours.returncode != 0:
+        return "stackproof-fails-only"
+    return "same" if real.stdout == ours.stdout else "differs"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--work", default=tempfile.mkdtemp(prefix="sweep-helmfile-work-"))
+    ap.add_argument("--out", default=tempfile.mkdtemp(prefix="sweep-helmfile-out-"))
+    ap.add_argument("--filter", default="")
+    a = ap.parse_args()
+    for tool in (HELMFILE, HELM, SP):
+        if not os.access(tool, os.X_OK):
+            sys.exit(f"sweep-helmfile: {tool} is not an executable (set STACKPROOF_ORACLES / STACKPROOF_BIN)")
+    shutil.rmtree(a.work, ignore_errors=True)
+    shutil.copytree(a.src, a.work, symlinks=True)
+    os.makedirs(a.out, exist_ok=True)
+    env = helm_env()
+    outcomes = {}
+    for state in states(a.work):
+        rel = os.path.relpath(state, a.work)
+        if a.filter not in rel:
+            continue
+        cwd, name = os.path.dirname(state), os.path.basename(state)
+        for cmd, args in COMMANDS.items():
+            try:
+                real = subprocess.run([HELMFILE, "--helm-binary", HELM, "-f", name] + args, cwd=cwd,
+                                      env=env, capture_output=True, text=True, timeout=120)
+            except subprocess.TimeoutExpired:
+                outcomes.setdefault("helmfile-timeout", []).append((rel, cmd))
+                continue
+            ours = subprocess.run([SP, "helmfile", "-f", name] + args, cwd=cwd, env=env,
+                                  capture_output=True, text=True, timeout=120)
+            kind = compare(real, ours)
+            outcomes.setdefault(kind, []).append((rel, cmd))
+            if kind != "same":
+                with open(os.path.join(a.out, rel.replace("/", "_") + "." + cmd + ".txt"), "w") as f:
+                    f.write(f"{kind}\n== helmfile exit {real.returncode}\n{real.stderr}\n"
+                            f"== stackproof exit {ours.returncode}\n{ours.stderr}\n")
+                    f.writelines(difflib.unified_diff(real.stdout.splitlines(True),
+                                                      ours.stdout.splitlines(True),
+                                                      "helmfile", "stackproof"))
+    for kind in sorted(outcomes):
+        per = {c: sum(1 for _, k in outcomes[kind] if k == c) for c in COMMANDS}
+        print(f"{kind}: {len(outcomes[kind])} (" + ", ".join(f"{c} {n}" for c, n in per.items()) + ")")
+    for kind in sorted(outcomes):
+        if kind not in ("same", "both-fail-same"):
+            for rel, cmd in outcomes[kind]:
+                print(f"--- {kind} {cmd} {rel}")
+    print(f"details: {a.out}")
+
+
+if __name__ == "__main__":
+    main()
