@@ -26,7 +26,11 @@ ORACLES = os.environ.get("STACKPROOF_ORACLES", "")
 HELMFILE = os.path.join(ORACLES, "helmfile-v0.166.0")
 HELM = os.path.join(ORACLES, "helm-v3.15.3")
 STATE_NAMES = ("helmfile.yaml", "helmfile.yaml.gotmpl", "input.yaml", "input.yaml.gotmpl")
-COMMANDS = {"list": ["list", "--output", "json"], "template": ["template", "--skip-deps"]}
+# @OUT@ is a folder emptied before each tool's run; what the tool writes there is
+# compared as well as its stdout.
+COMMANDS = {"list": ["list", "--output", "json"], "template": ["template", "--skip-deps"],
+            "write-values": ["write-values", "--skip-deps", "--output-file-template",
+                             "@OUT@/{{ .Release.Namespace }}-{{ .Release.Name }}.yaml"]}
 # Progress lines both tools print on stderr before an error; not part of the error.
 PROGRESS = ("Templating", "Building", "Adding", "Listing", "Skipping", "Pulling")
 
@@ -58,6 +62,22 @@ def error_lines(stderr):
     return [l for l in stderr.splitlines() if l.strip() and not l.startswith(PROGRESS)]
 
 
+def run(argv, cwd, env, out_dir):
+    """Runs a tool; returns its completed process, with the files it wrote under
+    out_dir appended to its stdout (name, then content), so that one comparison
+    covers both."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    argv = [a.replace("@OUT@", out_dir) for a in argv]
+    p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    written = sorted(os.path.relpath(os.path.join(d, f), out_dir)
+                     for d, _, files in os.walk(out_dir) for f in files)
+    for name in written:
+        with open(os.path.join(out_dir, name), errors="replace") as f:
+            p.stdout += f"\n=== wrote {name}\n" + f.read()
+    return p
+
+
 def compare(real, ours):
     if real.returncode != 0 and ours.returncode != 0:
         want, got = error_lines(real.stderr), error_lines(ours.stderr)
@@ -83,6 +103,7 @@ def main():
     shutil.copytree(a.src, a.work, symlinks=True)
     os.makedirs(a.out, exist_ok=True)
     env = helm_env()
+    out_dir = tempfile.mkdtemp(prefix="sweep-helmfile-written-")
     outcomes = {}
     for state in states(a.work):
         rel = os.path.relpath(state, a.work)
@@ -91,13 +112,12 @@ def main():
         cwd, name = os.path.dirname(state), os.path.basename(state)
         for cmd, args in COMMANDS.items():
             try:
-                real = subprocess.run([HELMFILE, "--helm-binary", HELM, "-f", name] + args, cwd=cwd,
-                                      env=env, capture_output=True, text=True, timeout=120)
+                real = run([HELMFILE, "--helm-binary", HELM, "-f", name] + args, cwd, env, out_dir)
             except subprocess.TimeoutExpired:
                 outcomes.setdefault("helmfile-timeout", []).append((rel, cmd))
                 continue
-            ours = subprocess.run([SP, "helmfile", "-f", name] + args, cwd=cwd, env=env,
-                                  capture_output=True, text=True, timeout=120)
+            # Helmfile runs the programs a stack names (exec, postRenderer); so do we here.
+            ours = run([SP, "helmfile", "--allow-exec", "-f", name] + args, cwd, env, out_dir)
             kind = compare(real, ours)
             outcomes.setdefault(kind, []).append((rel, cmd))
             if kind != "same":

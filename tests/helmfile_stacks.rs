@@ -34,7 +34,7 @@ use stackproof::cli::helmfile::{input_from_args, HelmfileArgs};
 use stackproof::helmfile::{render_stack, StackInput, StackRender};
 
 /// Checks that must be identical (raise as conformance improves; never lower it).
-const FLOOR: usize = 384;
+const FLOOR: usize = 395;
 
 #[derive(Parser)]
 #[command(name = "helmfile")]
@@ -142,11 +142,13 @@ fn input_for(c: &Case, extra: &[&str]) -> StackInput {
 
 /// With `--allow-exec` the states are templated one after another instead of
 /// overlapping (a later state must not run programs after an earlier one failed);
-/// none of these stacks runs a program, so every case must print and fail exactly
-/// as without it.
+/// the stacks that run no program must print and fail exactly as without it.
 #[test]
 fn allow_exec_keeps_every_result() {
-    for c in cases() {
+    for c in cases()
+        .into_iter()
+        .filter(|c| !c.args.iter().any(|a| a == "--allow-exec"))
+    {
         let plain = render_stack(&input_for(&c, &[]));
         let exec = render_stack(&input_for(&c, &["--allow-exec"]));
         assert_eq!(exec.exit_code, plain.exit_code, "{}", c.name);

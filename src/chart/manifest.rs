@@ -488,16 +488,28 @@ pub struct PrintOptions {
     pub no_hooks: bool,
     pub skip_tests: bool,
     pub show_only: Vec<String>,
+    /// Run on the manifests (CRDs included, hooks not) before they are printed.
+    pub post_renderer: Option<super::postrender::PostRenderer>,
+}
+
+/// Why [`print`] printed nothing.
+#[derive(Debug, PartialEq, Eq)]
+pub enum PrintError {
+    /// A `--show-only` pattern matched no template.
+    ShowOnly(String),
+    /// The post-renderer failed (Helm's words after `error while running post
+    /// render on files: `).
+    PostRender(String),
 }
 
 /// `helm template`'s stdout for a sorted render. Fails like Helm when a
-/// `--show-only` pattern matches nothing.
+/// `--show-only` pattern matches nothing or the post-renderer fails.
 pub fn print(
     helm: HelmVersion,
     sorted: &Sorted,
     crds: &[CrdFile],
     opts: &PrintOptions,
-) -> Result<String, String> {
+) -> Result<String, PrintError> {
     // Charts of CRD bundles print megabytes: size the buffers once and write each
     // document straight into them.
     fn push_doc(out: &mut String, path: &str, content: &str) {
@@ -534,6 +546,11 @@ pub fn print(
     for m in &sorted.manifests {
         push_doc(&mut manifest, &m.path, &m.content);
     }
+    // Helm hands the post-renderer the release manifest as assembled, before it
+    // trims it, and prints whatever comes back in its place.
+    if let Some(pr) = &opts.post_renderer {
+        manifest = pr.run(&manifest).map_err(PrintError::PostRender)?;
+    }
     let tail = hooks
         .iter()
         .map(|h| size(&h.path, &h.content))
@@ -548,7 +565,7 @@ pub fn print(
     if opts.show_only.is_empty() {
         return Ok(all);
     }
-    select_shown(helm, &all, &opts.show_only)
+    select_shown(helm, &all, &opts.show_only).map_err(PrintError::ShowOnly)
 }
 
 /// `--show-only`: the documents of `all` rendered from templates matching each

@@ -12,6 +12,7 @@ pub mod locate;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;
+pub mod postrender;
 pub mod provenance;
 pub mod render;
 pub mod schema;

@@ -63,6 +63,8 @@ pub struct RenderOptions {
     pub release_checks: bool,
     /// `--labels`: only checked (they label the release record, not the output).
     pub labels: Vec<(String, String)>,
+    /// `--post-renderer` (Helm 3), already resolved to its program.
+    pub post_renderer: Option<super::postrender::PostRenderer>,
 }
 
 impl Default for RenderOptions {
@@ -85,6 +87,7 @@ impl Default for RenderOptions {
             enable_dns: false,
             release_checks: false,
             labels: Vec::new(),
+            post_renderer: None,
         }
     }
 }
@@ -96,6 +99,7 @@ impl RenderOptions {
             no_hooks: self.no_hooks,
             skip_tests: self.skip_tests,
             show_only: self.show_only.clone(),
+            post_renderer: self.post_renderer.clone(),
         }
     }
 }
@@ -172,8 +176,13 @@ impl Rendered {
 
     /// The stdout of `helm template` with other output options.
     pub fn helm_output_with(&self, opts: &PrintOptions) -> Result<String, ChartError> {
-        manifest::print(self.helm, &self.sorted, &self.crds, opts)
-            .map_err(|e| ChartError::new(Phase::Output, e))
+        manifest::print(self.helm, &self.sorted, &self.crds, opts).map_err(|e| match e {
+            manifest::PrintError::ShowOnly(e) => ChartError::new(Phase::Output, e),
+            manifest::PrintError::PostRender(e) => ChartError::new(
+                Phase::Render,
+                format!("error while running post render on files: {e}"),
+            ),
+        })
     }
 }
 

@@ -100,7 +100,8 @@ pub struct HelmfileArgs {
     /// DEST (relative to the working directory), e.g. a secrets file the tree lacks.
     #[arg(long = "overlay", global = true)]
     pub overlay: Vec<String>,
-    /// Let templates run programs (`exec`, `envExec`).
+    /// Let the stack run programs: templates' `exec`/`envExec` and releases'
+    /// `postRenderer`.
     #[arg(long = "allow-exec", global = true)]
     pub allow_exec: bool,
     /// Print chart source decisions (version stamping) to stderr.
@@ -192,7 +193,8 @@ pub enum HelmfileCommand {
         /// Not supported: arbitrary helm arguments cannot be honoured natively.
         #[arg(long = "args", allow_hyphen_values = true)]
         args: Option<String>,
-        /// Not supported: stackproof runs no post-renderer.
+        /// Pipe each release's manifests through this program where the release
+        /// and `helmDefaults` name none (needs --allow-exec).
         #[arg(long = "post-renderer")]
         post_renderer: Option<String>,
         /// Arguments of --post-renderer (no effect without it, as in helmfile).
@@ -272,6 +274,7 @@ pub fn input_from_args(
             validate,
             args: helm_args,
             post_renderer,
+            post_renderer_args,
             output_dir,
             output_dir_template,
             ..
@@ -286,9 +289,9 @@ pub fn input_from_args(
                     "arbitrary helm arguments cannot be honoured natively",
                 ),
                 (
-                    post_renderer.is_some(),
+                    post_renderer.is_some() && !args.allow_exec,
                     "--post-renderer",
-                    "stackproof runs no post-renderer",
+                    "stackproof runs programs only with --allow-exec",
                 ),
             ];
             if let Some((_, flag, why)) = unsupported.iter().find(|(given, _, _)| *given) {
@@ -311,6 +314,8 @@ pub fn input_from_args(
                 output_dir: (output_dir.is_some() || output_dir_template.is_some())
                     .then(|| output_dir.clone().unwrap_or_default()),
                 output_dir_template: output_dir_template.clone(),
+                post_renderer: post_renderer.clone(),
+                post_renderer_args: post_renderer_args.clone(),
             };
             Command::Template {
                 render_manifests: true,

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use crate::chart::error::Phase;
 use crate::chart::manifest;
+use crate::chart::postrender::PostRenderer;
 use crate::chart::render::{render_path_with, RenderOptions, Rendered};
 use crate::chart::values::{ValueOptions, ValuesSource};
 use crate::chart::{Chart, ChartError, HelmVersion};
@@ -121,12 +122,17 @@ pub struct TemplateArgs {
     /// Refused: the chart would be downloaded from this repository.
     #[arg(long = "repo", value_name = "URL")]
     pub repo: Option<String>,
-    /// Refused: runs a program (Helm 4: a plugin) on the output.
+    /// Helm 3: pipe the manifests through this program (needs --allow-exec).
+    /// Refused in Helm 4 mode, where it names a plugin.
     #[arg(long = "post-renderer", value_name = "PATH")]
     pub post_renderer: Option<String>,
     /// Arguments for `--post-renderer` (no effect without it).
     #[arg(long = "post-renderer-args", value_name = "ARG")]
     pub post_renderer_args: Vec<String>,
+    /// Let stackproof run programs the render names (`--post-renderer`); not a
+    /// helm flag.
+    #[arg(long = "allow-exec")]
+    pub allow_exec: bool,
     /// Refused for archives (needs GnuPG keys); Helm refuses it for directories.
     #[arg(long = "verify", num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
     pub verify: Option<String>,
@@ -500,11 +506,19 @@ impl TemplateArgs {
             return Ok(Some(format!("--repo {repo} would download the chart from a chart repository; stackproof renders local charts only (download it with `helm pull` first)")));
         }
         if let Some(p) = &self.post_renderer {
-            let what = match helm {
-                HelmVersion::V3 => "runs the program",
-                HelmVersion::V4 => "runs the post-renderer plugin",
-            };
-            return Ok(Some(format!("--post-renderer {what} {p} on the output; stackproof does not run programs (pipe its output through {p} instead)")));
+            match helm {
+                HelmVersion::V3 if self.allow_exec => {
+                    if self.output_dir.is_some() {
+                        return Ok(Some("--post-renderer with --output-dir is not supported by stackproof (Helm writes the files before it post-renders)".into()));
+                    }
+                }
+                HelmVersion::V3 => {
+                    return Ok(Some(format!("--post-renderer runs the program {p} on the output; stackproof runs programs only with --allow-exec")));
+                }
+                HelmVersion::V4 => {
+                    return Ok(Some(format!("--post-renderer runs the post-renderer plugin {p} on the output; stackproof does not run plugins (pipe its output through {p} instead)")));
+                }
+            }
         }
         if let Some(mode) = self.dry_run.as_deref() {
             match (helm, mode) {
@@ -553,6 +567,23 @@ impl TemplateArgs {
             return Err(Early(format!("{}Error: {why}\n", lines(&warnings))));
         }
         let with_warnings = |e: Early| Early(format!("{}{}", lines(&warnings), e.0));
+        // Helm finds the program while it parses its flags (refused() let only an
+        // allowed Helm 3 post-renderer through).
+        let post_renderer = match &self.post_renderer {
+            None => None,
+            Some(p) => {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                Some(
+                    PostRenderer::resolve(p, self.post_renderer_args.clone(), &cwd).map_err(
+                        |e| {
+                            with_warnings(Early::from(format!(
+                                "invalid argument {p:?} for \"--post-renderer\" flag: {e}"
+                            )))
+                        },
+                    )?,
+                )
+            }
+        };
         // Helm locates the chart first, and an unpacked one cannot be verified.
         if self.boolean(&self.verify, "--verify")? && chart.is_dir() {
             return Err(with_warnings(Early::from(
@@ -613,6 +644,7 @@ impl TemplateArgs {
                 enable_dns: flag(&self.enable_dns),
                 release_checks: true,
                 labels,
+                post_renderer,
             },
             chart,
             warnings,

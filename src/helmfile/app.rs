@@ -56,6 +56,11 @@ pub struct HelmTemplateFlags {
     pub output_dir: Option<String>,
     /// `--output-dir-template`: that directory, as a Go template.
     pub output_dir_template: Option<String>,
+    /// `--post-renderer` (run only with `--allow-exec`): for releases and states
+    /// that name none.
+    pub post_renderer: Option<String>,
+    /// `--post-renderer-args`, for releases and states that give none.
+    pub post_renderer_args: Vec<String>,
 }
 
 /// Everything a Helmfile run takes.
@@ -992,7 +997,9 @@ impl<'a> Runner<'a> {
         if render {
             for &i in &order {
                 let r = &st.spec.releases[i];
-                if let Some((field, why)) = super::output::unapplied_feature(&st, r) {
+                if let Some((field, why)) =
+                    super::output::unapplied_feature(&st, r, self.input.render.allow_exec)
+                {
                     return Err(HelmfileError::new(
                         ErrorKind::Other,
                         format!(

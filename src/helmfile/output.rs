@@ -14,6 +14,7 @@ use super::paths;
 use super::seams::{self, ChartCall, MissingKey, TemplateCall};
 use super::spec::ReleaseSpec;
 use super::values::SetArg;
+use crate::chart::postrender::PostRenderer;
 use crate::template::{Host, Kind, Map, MapType, Object, Registry, Value};
 
 /// SHA-1 of `data`, as lowercase hex (`AbsPathSHA1` in output templates is its
@@ -321,6 +322,42 @@ pub(crate) fn template_release(
         .chain([&r.kube_version, &st.spec.kube_version])
         .find(|v| !v.is_empty())
         .cloned();
+    // Helm runs in the state's directory and finds the program while it parses
+    // its flags, before it loads the chart.
+    let post_renderer = match post_renderer_for(st, r, flags).filter(|_| input.render.allow_exec) {
+        None => None,
+        Some((program, args)) => match PostRenderer::resolve(&program, args, &st.cwd) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                return TemplatedRelease {
+                    stdout: Err(HelmfileError::new(
+                        ErrorKind::Chart,
+                        format!(
+                            "Error: invalid argument {program:?} for \"--post-renderer\" flag: {e}"
+                        ),
+                    )
+                    .with_file(resolved.dir.clone())),
+                    more_errors: Vec::new(),
+                    files: None,
+                    chart_source: Some(resolved),
+                    note,
+                }
+            }
+        },
+    };
+    if post_renderer.is_some() && flags.output_dir.is_some() {
+        return TemplatedRelease {
+            stdout: Err(HelmfileError::new(
+                ErrorKind::Chart,
+                "postRenderer with --output-dir is not supported by stackproof (helm writes the files before it post-renders)".to_string(),
+            )
+            .with_file(resolved.dir.clone())),
+            more_errors: Vec::new(),
+            files: None,
+            chart_source: Some(resolved),
+            note,
+        };
+    }
     let call = ChartCall {
         release_name: r.name.clone(),
         namespace: r.namespace.clone(),
@@ -337,6 +374,7 @@ pub(crate) fn template_release(
         build_deps: dependency_build(input, st, r, &resolved),
         dependency_sources: input.chart_sources.clone(),
         vfs: input.render.vfs.clone(),
+        post_renderer,
         // Each release's chart draws its own stream, as each `helm template` process
         // does: two releases never render the same generated password or key.
         seed: input
@@ -425,26 +463,25 @@ pub(crate) fn dependency_build(
 /// `forceNamespace` into a new chart (chartify, kustomize) before rendering it.
 /// Rendering the plain chart instead would print different manifests with success,
 /// so such a release must fail instead. `list` and `write-values` do not use them.
-pub(crate) fn unapplied_feature(st: &HelmState, r: &ReleaseSpec) -> Option<(&'static str, String)> {
+///
+/// A post-renderer is applied when programs may run (`--allow-exec`), so it is
+/// refused only without that.
+pub(crate) fn unapplied_feature(
+    st: &HelmState,
+    r: &ReleaseSpec,
+    allow_exec: bool,
+) -> Option<(&'static str, String)> {
+    let why = |p: &str| {
+        format!("Helmfile would pipe the rendered manifests through {p:?}; stackproof runs programs only with --allow-exec")
+    };
     if let Some(p) = r.post_renderer.as_deref().filter(|p| !p.is_empty()) {
-        return Some((
-            "postRenderer",
-            format!("Helmfile would pipe the rendered manifests through {p:?}"),
-        ));
+        if !allow_exec {
+            return Some(("postRenderer", why(p)));
+        }
     }
     // An empty release value falls back to helmDefaults, as in Helmfile.
-    if let Some(p) = st
-        .spec
-        .helm_defaults
-        .other
-        .get("postRenderer")
-        .and_then(|v| v.as_str().map(str::to_string))
-        .filter(|p| !p.is_empty())
-    {
-        return Some((
-            "helmDefaults.postRenderer",
-            format!("Helmfile would pipe the rendered manifests through {p:?}"),
-        ));
+    if let Some(p) = default_post_renderer(st).filter(|_| !allow_exec) {
+        return Some(("helmDefaults.postRenderer", why(&p)));
     }
     let chartify = "Helmfile would rewrite the chart with chartify before rendering it";
     let lists = [
@@ -460,6 +497,56 @@ pub(crate) fn unapplied_feature(st: &HelmState, r: &ReleaseSpec) -> Option<(&'st
         return Some(("forceNamespace", chartify.to_string()));
     }
     None
+}
+
+fn default_post_renderer(st: &HelmState) -> Option<String> {
+    st.spec
+        .helm_defaults
+        .other
+        .get("postRenderer")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .filter(|p| !p.is_empty())
+}
+
+/// The post-renderer helm gets for `r` and its arguments (`appendPostRenderFlags`,
+/// `appendPostRenderArgsFlags`): each from the release, else the command line,
+/// else `helmDefaults`, the first that is set; empty arguments are dropped.
+fn post_renderer_for(
+    st: &HelmState,
+    r: &ReleaseSpec,
+    flags: &super::app::HelmTemplateFlags,
+) -> Option<(String, Vec<String>)> {
+    let program = r
+        .post_renderer
+        .clone()
+        .filter(|p| !p.is_empty())
+        .or_else(|| flags.post_renderer.clone().filter(|p| !p.is_empty()))
+        .or_else(|| default_post_renderer(st))?;
+    let default_args: Vec<String> = st
+        .spec
+        .helm_defaults
+        .other
+        .get("postRendererArgs")
+        .and_then(|v| v.as_list())
+        .map(|l| {
+            l.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let args = [
+        &r.post_renderer_args,
+        &flags.post_renderer_args,
+        &default_args,
+    ]
+    .into_iter()
+    .find(|a| !a.is_empty())
+    .cloned()
+    .unwrap_or_default()
+    .into_iter()
+    .filter(|a| !a.is_empty())
+    .collect();
+    Some((program, args))
 }
 
 /// What `helm template` gave for one release.

@@ -230,6 +230,9 @@ pub struct ChartCall {
     pub seed: crate::template::Seed,
     /// What the chart's `now` returns.
     pub now: crate::template::Clock,
+    /// Run on the manifests (only with `--allow-exec`). Remembered renders assume
+    /// the program gives the same output for the same input, as a render does.
+    pub post_renderer: Option<crate::chart::postrender::PostRenderer>,
 }
 
 /// Renders a chart the way `helm template` (v3.15) prints it, returning stdout.
@@ -344,6 +347,7 @@ fn render_release(call: &ChartCall) -> Result<crate::chart::render::Rendered, St
         show_only: call.show_only.clone(),
         seed: call.seed,
         now: call.now,
+        post_renderer: call.post_renderer.clone(),
         ..RenderOptions::default()
     };
     render(&chart, &opts, &call.vfs).map_err(|e| format!("Error: {}", e.message))

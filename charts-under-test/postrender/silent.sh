@@ -1,0 +1,3 @@
+#!/bin/sh
+# Post-renderer that prints nothing.
+cat >/dev/null
