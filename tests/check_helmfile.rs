@@ -72,3 +72,46 @@ fn stack_cells_render_and_check() {
         Some(Status::Skipped { .. })
     ));
 }
+
+/// A stack whose releases name post-renderers renders only when the target allows
+/// programs to run; then the manifests layer holds what the programs printed.
+#[test]
+fn post_renderers_run_only_when_the_target_allows_it() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/rules");
+    let run = |file: &str| {
+        let cfg = load(
+            &dir.join(file),
+            &LoadOptions {
+                root: None,
+                display_base: Some(dir.clone()),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        run_check(&cfg, &Renderers::builtin(), &Filters::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let status = |r: &stackproof::report::Report| {
+        r.outcomes
+            .iter()
+            .find(|o| o.rule == "postrender/added-document")
+            .map(|o| o.status.clone())
+    };
+    let allowed = run("postrender.stackproof.yaml");
+    assert_eq!(
+        status(&allowed),
+        Some(Status::Passed),
+        "{:?}",
+        allowed.findings
+    );
+    assert_eq!(allowed.exit_code(), 0);
+    let refused = run("postrender-refused.stackproof.yaml");
+    assert_ne!(status(&refused), Some(Status::Passed));
+    assert_eq!(refused.exit_code(), 1);
+    assert!(
+        refused.findings.iter().any(|f| f
+            .message
+            .contains("stackproof runs programs only with --allow-exec")),
+        "{:?}",
+        refused.findings
+    );
+}

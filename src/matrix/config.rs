@@ -106,6 +106,11 @@ pub struct HelmfileTarget {
     /// Which Helm to imitate.
     #[serde(default)]
     pub helm_version: HelmVersion,
+    /// Let the stack run the programs it names, as helmfile does: templates'
+    /// `exec`/`envExec` and releases' `postRenderer` (`--allow-exec`). Off by
+    /// default: a stack that names one then fails to render, saying so.
+    #[serde(default)]
+    pub allow_exec: bool,
 }
 
 fn default_environment() -> String {

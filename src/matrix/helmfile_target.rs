@@ -114,6 +114,7 @@ impl Renderer for HelmfileRenderer {
                 vfs: Vfs::with_overlays(overlay_files),
                 env: Arc::new(env),
                 now: req.now,
+                allow_exec: spec.allow_exec,
                 ..RenderEnv::default()
             },
             chart_sources: ChartSources::new(chart_sources.clone(), chart_dirs.clone()),
