@@ -79,7 +79,8 @@ def deps_of(chart_dir):
             if re.match(r"^dependencies:", line):
                 in_deps = True
                 continue
-            if in_deps and re.match(r"^\S", line):
+            # (A list may start at column 0: `- name: x` still belongs to it.)
+            if in_deps and re.match(r"^[^\s-]", line):
                 in_deps = False
             if not in_deps:
                 continue
