@@ -802,6 +802,9 @@ impl Loader<'_> {
         cwd: &Path,
     ) -> Result<Map> {
         let result = Map::new();
+        // Helmfile evaluates every `.hcl` file of the list together, after the
+        // others, and merges that last (`hcllang`, see `super::hcl`).
+        let mut hcl_files = Vec::new();
         for entry in entries {
             match entry {
                 Value::String(p) => {
@@ -817,6 +820,18 @@ impl Loader<'_> {
                         continue;
                     };
                     for f in files {
+                        if f.ends_with(".hcl") {
+                            let abs = paths::resolve(cwd, &f);
+                            let text = self.renv.vfs.read_to_string(&abs).map_err(|e| {
+                                HelmfileError::new(
+                                    ErrorKind::File,
+                                    format!("{}: {e}; could not read file", f),
+                                )
+                                .with_file(abs.clone())
+                            })?;
+                            hcl_files.push(super::hcl::HclFile { path: f, text });
+                            continue;
+                        }
                         let env = ctx_env
                             .cloned()
                             .unwrap_or_else(|| Environment::new(&self.env_name));
@@ -848,6 +863,17 @@ impl Loader<'_> {
                     )))
                 }
             }
+        }
+        if !hcl_files.is_empty() {
+            let m = super::hcl::render(&hcl_files).map_err(|e| match e.file.clone() {
+                Some(f) if f.is_relative() => {
+                    let mut e = e;
+                    e.file = Some(cwd.join(f));
+                    e
+                }
+                _ => e,
+            })?;
+            merge_override(&result, &m);
         }
         Ok(result)
     }

@@ -1,0 +1,777 @@
+//! The functions helmfile 0.166 hands to HCL expressions (`hcllang.HCLFunctions`:
+//! the go-cty stdlib set plus `try`/`can`, which `super` evaluates itself), with the
+//! go-cty semantics that show in values: `coalesce` skips only nulls, sets come out
+//! sorted, `jsonencode` sorts keys and escapes like Go's `encoding/json`.
+//!
+//! One function and one [`TABLE`] line each. Functions helmfile has that are not
+//! written yet are listed in [`MISSING`] and fail with a message that says so,
+//! instead of helmfile's "no function named".
+
+use hcl::eval::{Context, FuncArgs, FuncDef, ParamType};
+use hcl::{Map, Number, Value};
+
+type F = fn(FuncArgs) -> Result<Value, String>;
+
+const TABLE: &[(&str, F)] = &[
+    ("abs", abs),
+    ("ceil", ceil),
+    ("chomp", chomp),
+    ("coalesce", coalesce),
+    ("coalescelist", coalescelist),
+    ("compact", compact),
+    ("concat", concat),
+    ("contains", contains),
+    ("distinct", distinct),
+    ("element", element),
+    ("chunklist", chunklist),
+    ("flatten", flatten),
+    ("floor", floor),
+    ("format", format),
+    ("indent", indent),
+    ("int", int),
+    ("join", join),
+    ("jsondecode", jsondecode),
+    ("jsonencode", jsonencode),
+    ("keys", keys),
+    ("length", length),
+    ("log", log),
+    ("lookup", lookup),
+    ("lower", lower),
+    ("max", max),
+    ("merge", merge),
+    ("min", min),
+    ("parseint", parseint),
+    ("pow", pow),
+    ("range", range),
+    ("reverselist", reverselist),
+    ("setintersection", setintersection),
+    ("setsubtract", setsubtract),
+    ("setunion", setunion),
+    ("signum", signum),
+    ("slice", slice),
+    ("sort", sort),
+    ("split", split),
+    ("strrev", strrev),
+    ("strlen", strlen),
+    ("substr", substr),
+    ("title", title),
+    ("trim", trim),
+    ("trimprefix", trimprefix),
+    ("trimspace", trimspace),
+    ("trimsuffix", trimsuffix),
+    ("upper", upper),
+    ("values", values),
+    ("zipmap", zipmap),
+];
+
+/// Helmfile functions not implemented here yet.
+const MISSING: &[&str] = &[
+    "csvdecode",
+    "formatdate",
+    "formatlist",
+    "regex",
+    "regexall",
+    "setproduct",
+    "timeadd",
+    "yamldecode",
+    "yamlencode",
+];
+
+fn missing(_: FuncArgs) -> Result<Value, String> {
+    Err("this function of helmfile's HCL set is not implemented by stackproof yet".into())
+}
+
+fn unsupported_here(_: FuncArgs) -> Result<Value, String> {
+    Err(
+        "stackproof evaluates try() and can() only outside for expressions and string templates"
+            .into(),
+    )
+}
+
+/// A context with every function declared.
+pub fn context<'a>() -> Context<'a> {
+    let mut ctx = Context::new();
+    let def = |f: F| FuncDef::builder().variadic_param(ParamType::Any).build(f);
+    for (name, f) in TABLE {
+        ctx.declare_func(*name, def(*f));
+    }
+    for name in MISSING {
+        ctx.declare_func(*name, def(missing));
+    }
+    ctx.declare_func("try", def(unsupported_here));
+    ctx.declare_func("can", def(unsupported_here));
+    ctx
+}
+
+// ---- argument helpers -------------------------------------------------------
+
+fn arity(a: &FuncArgs, n: usize) -> Result<(), String> {
+    if a.len() != n {
+        return Err(format!("expects {n} argument(s), got {}", a.len()));
+    }
+    Ok(())
+}
+
+fn s(a: &FuncArgs, i: usize) -> Result<String, String> {
+    match a.get(i) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(Value::Bool(b)) => Ok(b.to_string()),
+        Some(v) => Err(format!("argument {}: a string is required, got {v}", i + 1)),
+        None => Err(format!("missing argument {}", i + 1)),
+    }
+}
+
+fn n(a: &FuncArgs, i: usize) -> Result<f64, String> {
+    match a.get(i) {
+        Some(Value::Number(n)) => n.as_f64().ok_or_else(|| "invalid number".to_string()),
+        Some(Value::String(s)) => s
+            .parse::<f64>()
+            .map_err(|_| format!("argument {}: a number is required", i + 1)),
+        Some(v) => Err(format!("argument {}: a number is required, got {v}", i + 1)),
+        None => Err(format!("missing argument {}", i + 1)),
+    }
+}
+
+fn list(a: &FuncArgs, i: usize) -> Result<Vec<Value>, String> {
+    match a.get(i) {
+        Some(Value::Array(l)) => Ok(l.clone()),
+        Some(v) => Err(format!("argument {}: a list is required, got {v}", i + 1)),
+        None => Err(format!("missing argument {}", i + 1)),
+    }
+}
+
+fn obj(a: &FuncArgs, i: usize) -> Result<Map<String, Value>, String> {
+    match a.get(i) {
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(v) => Err(format!(
+            "argument {}: a map or object is required, got {v}",
+            i + 1
+        )),
+        None => Err(format!("missing argument {}", i + 1)),
+    }
+}
+
+/// A number as cty shows it: integral values as integers.
+fn num(f: f64) -> Result<Value, String> {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 {
+        return Ok(Value::Number(Number::from(f as i64)));
+    }
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| "the result is not a finite number".to_string())
+}
+
+fn str_fn(a: FuncArgs, f: fn(&str) -> String) -> Result<Value, String> {
+    arity(&a, 1)?;
+    Ok(Value::String(f(&s(&a, 0)?)))
+}
+
+// ---- numbers ----------------------------------------------------------------
+
+fn abs(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    num(n(&a, 0)?.abs())
+}
+fn ceil(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    num(n(&a, 0)?.ceil())
+}
+fn floor(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    num(n(&a, 0)?.floor())
+}
+fn signum(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let x = n(&a, 0)?;
+    num(if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    })
+}
+fn int(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    num(n(&a, 0)?.trunc())
+}
+fn pow(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    num(n(&a, 0)?.powf(n(&a, 1)?))
+}
+fn log(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    num(n(&a, 0)?.ln() / n(&a, 1)?.ln())
+}
+fn max(a: FuncArgs) -> Result<Value, String> {
+    if a.is_empty() {
+        return Err("must pass at least one number".into());
+    }
+    let mut m = f64::NEG_INFINITY;
+    for i in 0..a.len() {
+        m = m.max(n(&a, i)?);
+    }
+    num(m)
+}
+fn min(a: FuncArgs) -> Result<Value, String> {
+    if a.is_empty() {
+        return Err("must pass at least one number".into());
+    }
+    let mut m = f64::INFINITY;
+    for i in 0..a.len() {
+        m = m.min(n(&a, i)?);
+    }
+    num(m)
+}
+fn parseint(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let text = s(&a, 0)?;
+    let base = n(&a, 1)? as u32;
+    if !(2..=62).contains(&base) {
+        return Err("base must be a whole number between 2 and 62 inclusive".into());
+    }
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text.strip_prefix('+').unwrap_or(&text)),
+    };
+    let v = i64::from_str_radix(digits, base)
+        .map_err(|_| format!("cannot parse {text:?} as a base {base} integer"))?;
+    num(if neg { -(v as f64) } else { v as f64 })
+}
+fn range(a: FuncArgs) -> Result<Value, String> {
+    let (start, end, step) = match a.len() {
+        1 => (0.0, n(&a, 0)?, 1.0),
+        2 => {
+            let (x, y) = (n(&a, 0)?, n(&a, 1)?);
+            (x, y, if y < x { -1.0 } else { 1.0 })
+        }
+        3 => (n(&a, 0)?, n(&a, 1)?, n(&a, 2)?),
+        _ => return Err("must have one, two, or three arguments".into()),
+    };
+    if step == 0.0 {
+        return Err("step must not be zero".into());
+    }
+    let mut out = Vec::new();
+    let mut x = start;
+    while (step > 0.0 && x < end) || (step < 0.0 && x > end) {
+        if out.len() >= 1024 {
+            return Err("more than 1024 values were generated; either decrease the difference between start and end or use a smaller step".into());
+        }
+        out.push(num(x)?);
+        x += step;
+    }
+    Ok(Value::Array(out))
+}
+
+// ---- strings ----------------------------------------------------------------
+
+fn upper(a: FuncArgs) -> Result<Value, String> {
+    str_fn(a, |x| x.to_uppercase())
+}
+fn lower(a: FuncArgs) -> Result<Value, String> {
+    str_fn(a, |x| x.to_lowercase())
+}
+fn strrev(a: FuncArgs) -> Result<Value, String> {
+    str_fn(a, |x| x.chars().rev().collect())
+}
+fn trimspace(a: FuncArgs) -> Result<Value, String> {
+    str_fn(a, |x| x.trim().to_string())
+}
+fn chomp(a: FuncArgs) -> Result<Value, String> {
+    str_fn(a, |x| {
+        let t = x.trim_end_matches(['\n', '\r']);
+        t.to_string()
+    })
+}
+fn title(a: FuncArgs) -> Result<Value, String> {
+    str_fn(a, |x| {
+        let mut out = String::new();
+        let mut prev_letter = false;
+        for c in x.chars() {
+            if !prev_letter && c.is_alphabetic() {
+                out.extend(c.to_uppercase());
+            } else {
+                out.push(c);
+            }
+            prev_letter = c.is_alphanumeric() || c == '_' || c == '\'';
+        }
+        out
+    })
+}
+fn strlen(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    num(s(&a, 0)?.chars().count() as f64)
+}
+fn trim(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let cut: Vec<char> = s(&a, 1)?.chars().collect();
+    Ok(Value::String(
+        s(&a, 0)?.trim_matches(cut.as_slice()).to_string(),
+    ))
+}
+fn trimprefix(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let (x, p) = (s(&a, 0)?, s(&a, 1)?);
+    Ok(Value::String(
+        x.strip_prefix(p.as_str()).unwrap_or(&x).to_string(),
+    ))
+}
+fn trimsuffix(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let (x, p) = (s(&a, 0)?, s(&a, 1)?);
+    Ok(Value::String(
+        x.strip_suffix(p.as_str()).unwrap_or(&x).to_string(),
+    ))
+}
+fn substr(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 3)?;
+    let chars: Vec<char> = s(&a, 0)?.chars().collect();
+    let len = chars.len() as i64;
+    let mut off = n(&a, 1)? as i64;
+    let mut cnt = n(&a, 2)? as i64;
+    if off < 0 {
+        off += len;
+    }
+    if off < 0 || off > len {
+        return Ok(Value::String(String::new()));
+    }
+    if cnt < 0 || off + cnt > len {
+        cnt = len - off;
+    }
+    Ok(Value::String(
+        chars[off as usize..(off + cnt) as usize].iter().collect(),
+    ))
+}
+fn indent(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let pad = " ".repeat(n(&a, 0)?.max(0.0) as usize);
+    let text = s(&a, 1)?;
+    Ok(Value::String(text.replace('\n', &format!("\n{pad}"))))
+}
+fn split(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let (sep, x) = (s(&a, 0)?, s(&a, 1)?);
+    let parts: Vec<Value> = if sep.is_empty() {
+        x.chars().map(|c| Value::String(c.to_string())).collect()
+    } else {
+        x.split(sep.as_str())
+            .map(|p| Value::String(p.into()))
+            .collect()
+    };
+    Ok(Value::Array(parts))
+}
+fn join(a: FuncArgs) -> Result<Value, String> {
+    if a.len() < 2 {
+        return Err("expects a separator and at least one list".into());
+    }
+    let sep = s(&a, 0)?;
+    let mut parts = Vec::new();
+    for i in 1..a.len() {
+        for v in list(&a, i)? {
+            match v {
+                Value::String(x) => parts.push(x),
+                Value::Number(x) => parts.push(x.to_string()),
+                Value::Bool(x) => parts.push(x.to_string()),
+                other => return Err(format!("element {other} is not a string")),
+            }
+        }
+    }
+    Ok(Value::String(parts.join(&sep)))
+}
+
+/// cty's `format`: `%[flags][width][.precision]verb` with verbs v, d, s, q, f, t, %.
+fn format(a: FuncArgs) -> Result<Value, String> {
+    let spec = s(&a, 0)?;
+    let mut out = String::new();
+    let mut next = 1;
+    let mut chars = spec.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut flags = String::new();
+        while let Some(&f) = chars.peek() {
+            if "+- #0".contains(f) {
+                flags.push(f);
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        let mut width = String::new();
+        while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+            width.push(d);
+            chars.next();
+        }
+        let mut prec: Option<usize> = None;
+        if chars.peek() == Some(&'.') {
+            chars.next();
+            let mut p = String::new();
+            while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
+                p.push(d);
+                chars.next();
+            }
+            prec = Some(p.parse().unwrap_or(0));
+        }
+        let verb = chars.next().ok_or("unterminated format verb")?;
+        if verb == '%' {
+            out.push('%');
+            continue;
+        }
+        let arg = a
+            .get(next)
+            .ok_or_else(|| format!("not enough arguments for %{verb}"))?
+            .clone();
+        next += 1;
+        let text = match (verb, &arg) {
+            ('d', Value::Number(x)) => {
+                let f = x.as_f64().unwrap_or(0.0);
+                if f.fract() != 0.0 {
+                    return Err(format!(
+                        "unsupported value for \"%d\" at {}: value must be a whole number",
+                        next - 1
+                    ));
+                }
+                let v = f as i64;
+                if flags.contains('+') && v >= 0 {
+                    format!("+{v}")
+                } else {
+                    v.to_string()
+                }
+            }
+            ('f', Value::Number(x)) => {
+                format!("{:.*}", prec.unwrap_or(6), x.as_f64().unwrap_or(0.0))
+            }
+            ('s', v) | ('v', v) => {
+                let t = match v {
+                    Value::String(x) => x.clone(),
+                    Value::Number(x) => x.to_string(),
+                    Value::Bool(x) => x.to_string(),
+                    Value::Null if verb == 'v' => "null".to_string(),
+                    other if verb == 'v' => json(other),
+                    other => return Err(format!("unsupported value for \"%s\": {other}")),
+                };
+                match prec {
+                    Some(p) => t.chars().take(p).collect(),
+                    None => t,
+                }
+            }
+            ('q', Value::String(x)) => json(&Value::String(x.clone())),
+            ('t', Value::Bool(x)) => x.to_string(),
+            (v, other) => return Err(format!("unsupported format verb %{v} for {other}")),
+        };
+        let w: usize = width.parse().unwrap_or(0);
+        let pad = w.saturating_sub(text.chars().count());
+        if flags.contains('-') {
+            out.push_str(&text);
+            out.push_str(&" ".repeat(pad));
+        } else if flags.contains('0') && matches!(verb, 'd' | 'f') {
+            let (sign, digits) = match text.strip_prefix(['-', '+']) {
+                Some(d) => (&text[..1], d),
+                None => ("", text.as_str()),
+            };
+            out.push_str(sign);
+            out.push_str(&"0".repeat(pad));
+            out.push_str(digits);
+        } else {
+            out.push_str(&" ".repeat(pad));
+            out.push_str(&text);
+        }
+    }
+    Ok(Value::String(out))
+}
+
+// ---- collections ------------------------------------------------------------
+
+fn length(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let len = match &a[0] {
+        Value::Array(l) => l.len(),
+        Value::Object(m) => m.len(),
+        Value::String(x) => x.chars().count(),
+        other => {
+            return Err(format!(
+                "collection must be a list, a map or a tuple, got {other}"
+            ))
+        }
+    };
+    num(len as f64)
+}
+fn coalesce(a: FuncArgs) -> Result<Value, String> {
+    a.iter()
+        .find(|v| !v.is_null())
+        .cloned()
+        .ok_or_else(|| "no non-null arguments".to_string())
+}
+fn coalescelist(a: FuncArgs) -> Result<Value, String> {
+    for v in a.iter() {
+        if let Value::Array(l) = v {
+            if !l.is_empty() {
+                return Ok(v.clone());
+            }
+        }
+    }
+    Err("no non-null arguments".into())
+}
+fn compact(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    Ok(Value::Array(
+        list(&a, 0)?
+            .into_iter()
+            .filter(|v| !matches!(v, Value::Null) && !matches!(v, Value::String(x) if x.is_empty()))
+            .collect(),
+    ))
+}
+fn concat(a: FuncArgs) -> Result<Value, String> {
+    let mut out = Vec::new();
+    for i in 0..a.len() {
+        out.extend(list(&a, i)?);
+    }
+    Ok(Value::Array(out))
+}
+fn contains(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    Ok(Value::Bool(list(&a, 0)?.contains(&a[1])))
+}
+fn distinct(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let mut out: Vec<Value> = Vec::new();
+    for v in list(&a, 0)? {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    Ok(Value::Array(out))
+}
+fn element(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let l = list(&a, 0)?;
+    if l.is_empty() {
+        return Err("cannot use element function with an empty list".into());
+    }
+    let i = n(&a, 1)?;
+    if i < 0.0 {
+        return Err("cannot use element function with a negative index".into());
+    }
+    Ok(l[i as usize % l.len()].clone())
+}
+fn chunklist(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let l = list(&a, 0)?;
+    let size = n(&a, 1)?;
+    if size < 0.0 {
+        return Err("the size argument must be positive".into());
+    }
+    if size == 0.0 {
+        return Ok(Value::Array(vec![Value::Array(l)]));
+    }
+    Ok(Value::Array(
+        l.chunks(size as usize)
+            .map(|c| Value::Array(c.to_vec()))
+            .collect(),
+    ))
+}
+fn flatten_into(v: Vec<Value>, out: &mut Vec<Value>) {
+    for x in v {
+        match x {
+            Value::Array(inner) => flatten_into(inner, out),
+            other => out.push(other),
+        }
+    }
+}
+fn flatten(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let mut out = Vec::new();
+    flatten_into(list(&a, 0)?, &mut out);
+    Ok(Value::Array(out))
+}
+fn keys(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let mut k: Vec<String> = obj(&a, 0)?.keys().cloned().collect();
+    k.sort();
+    Ok(Value::Array(k.into_iter().map(Value::String).collect()))
+}
+fn values(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let m = obj(&a, 0)?;
+    let mut k: Vec<&String> = m.keys().collect();
+    k.sort();
+    Ok(Value::Array(
+        k.into_iter().filter_map(|k| m.get(k).cloned()).collect(),
+    ))
+}
+fn lookup(a: FuncArgs) -> Result<Value, String> {
+    if a.len() != 3 {
+        return Err("expects 3 arguments: a map, a key and a default".into());
+    }
+    let m = obj(&a, 0)?;
+    Ok(m.get(&s(&a, 1)?).cloned().unwrap_or_else(|| a[2].clone()))
+}
+fn merge(a: FuncArgs) -> Result<Value, String> {
+    let mut out = Map::new();
+    for (i, v) in a.iter().enumerate() {
+        if v.is_null() {
+            continue;
+        }
+        for (k, x) in obj(&a, i)? {
+            out.insert(k, x);
+        }
+    }
+    Ok(Value::Object(out))
+}
+fn reverselist(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let mut l = list(&a, 0)?;
+    l.reverse();
+    Ok(Value::Array(l))
+}
+fn slice(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 3)?;
+    let l = list(&a, 0)?;
+    let (from, to) = (n(&a, 1)?, n(&a, 2)?);
+    if from < 0.0 || to > l.len() as f64 || from > to {
+        return Err("invalid slice indices".into());
+    }
+    Ok(Value::Array(l[from as usize..to as usize].to_vec()))
+}
+fn sort(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let mut strs = Vec::new();
+    for v in list(&a, 0)? {
+        match v {
+            Value::String(x) => strs.push(x),
+            Value::Number(x) => strs.push(x.to_string()),
+            other => return Err(format!("given list element {other} is not a string")),
+        }
+    }
+    strs.sort();
+    Ok(Value::Array(strs.into_iter().map(Value::String).collect()))
+}
+fn zipmap(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let (k, v) = (list(&a, 0)?, list(&a, 1)?);
+    if k.len() != v.len() {
+        return Err(format!(
+            "number of keys ({}) does not match number of values ({})",
+            k.len(),
+            v.len()
+        ));
+    }
+    let mut out = Map::new();
+    for (key, val) in k.into_iter().zip(v) {
+        match key {
+            Value::String(key) => out.insert(key, val),
+            other => return Err(format!("key {other} is not a string")),
+        };
+    }
+    Ok(Value::Object(out))
+}
+
+/// cty sets of strings or numbers iterate sorted (numbers by value).
+fn set_sorted(mut v: Vec<Value>) -> Vec<Value> {
+    v.sort_by(|x, y| match (x, y) {
+        (Value::Number(a), Value::Number(b)) => a
+            .as_f64()
+            .partial_cmp(&b.as_f64())
+            .unwrap_or(std::cmp::Ordering::Equal),
+        _ => x.to_string().cmp(&y.to_string()),
+    });
+    v.dedup();
+    v
+}
+fn setunion(a: FuncArgs) -> Result<Value, String> {
+    let mut all = Vec::new();
+    for i in 0..a.len() {
+        all.extend(list(&a, i)?);
+    }
+    Ok(Value::Array(set_sorted(all)))
+}
+fn setintersection(a: FuncArgs) -> Result<Value, String> {
+    let mut acc = list(&a, 0)?;
+    for i in 1..a.len() {
+        let other = list(&a, i)?;
+        acc.retain(|v| other.contains(v));
+    }
+    Ok(Value::Array(set_sorted(acc)))
+}
+fn setsubtract(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let other = list(&a, 1)?;
+    let mut acc = list(&a, 0)?;
+    acc.retain(|v| !other.contains(v));
+    Ok(Value::Array(set_sorted(acc)))
+}
+
+// ---- JSON -------------------------------------------------------------------
+
+/// Go's `encoding/json` text of a value as cty marshals it: keys sorted, numbers
+/// without a fraction when whole, `<`, `>`, `&` and U+2028/9 escaped.
+pub fn json(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e21 => format!("{}", f as i128),
+            Some(f) => format!("{f}"),
+            None => n.to_string(),
+        },
+        Value::String(x) => {
+            let mut out = String::from("\"");
+            for c in x.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                        out.push_str(&format!("\\u{:04x}", c as u32))
+                    }
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        }
+        Value::Array(l) => format!("[{}]", l.iter().map(json).collect::<Vec<_>>().join(",")),
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", json(&Value::String(k.clone())), json(&m[k])))
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+    }
+}
+fn jsonencode(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    Ok(Value::String(json(&a[0])))
+}
+fn from_json(v: serde_json::Value) -> Result<Value, String> {
+    Ok(match v {
+        serde_json::Value::Null => Value::Null,
+        serde_json::Value::Bool(b) => Value::Bool(b),
+        serde_json::Value::Number(x) => num(x.as_f64().unwrap_or(0.0))?,
+        serde_json::Value::String(x) => Value::String(x),
+        serde_json::Value::Array(l) => {
+            Value::Array(l.into_iter().map(from_json).collect::<Result<_, _>>()?)
+        }
+        serde_json::Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, x) in m {
+                out.insert(k, from_json(x)?);
+            }
+            Value::Object(out)
+        }
+    })
+}
+fn jsondecode(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let v: serde_json::Value = serde_json::from_str(&s(&a, 0)?).map_err(|e| e.to_string())?;
+    from_json(v)
+}
