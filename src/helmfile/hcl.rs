@@ -165,6 +165,9 @@ fn parse_files(files: &[HclFile]) -> Result<Parsed> {
             // reports e.g. "Invalid expression; Expected the start of an expression");
             // the location is the same kind, the wording is the crate's.
             let loc = e.location();
+            if let Some(d) = redefined(f, loc.line(), loc.column()) {
+                return d;
+            }
             err(format!(
                 "{}:{},{}: syntax error: {}",
                 f.path,
@@ -267,6 +270,43 @@ fn parse_files(files: &[HclFile]) -> Result<Parsed> {
         locals.push(file_locals.unwrap_or_default());
     }
     Ok(Parsed { values, locals })
+}
+
+/// hcl-edit refuses an attribute set twice while parsing, at the second one; this
+/// words it as hclsyntax does, finding the first one on an earlier line.
+fn redefined(f: &HclFile, line: usize, col: usize) -> Option<HelmfileError> {
+    let lines: Vec<&str> = f.text.split('\n').collect();
+    let here = lines.get(line.checked_sub(1)?)?;
+    let rest: String = here.chars().skip(col.checked_sub(1)?).collect();
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    if name.is_empty() {
+        return None;
+    }
+    let is_def = |l: &str| {
+        let t = l.trim_start();
+        t.strip_prefix(name.as_str())
+            .is_some_and(|r| r.trim_start().starts_with('=') && !r.trim_start().starts_with("=="))
+    };
+    let prev = (0..line - 1).rev().find(|i| is_def(lines[*i]))?;
+    let offset_of = |l: usize, c: usize| -> usize {
+        lines[..l].iter().map(|x| x.len() + 1).sum::<usize>()
+            + lines[l].char_indices().nth(c).map_or(0, |(b, _)| b)
+    };
+    let prev_col = lines[prev].chars().take_while(|c| c.is_whitespace()).count();
+    let p0 = offset_of(prev, prev_col);
+    let h0 = offset_of(line - 1, col - 1);
+    Some(diag(
+        f,
+        &(h0..h0 + name.len()),
+        "Attribute redefined",
+        &format!(
+            "The argument {name:?} was already set at {}. Each argument may be set only once.",
+            range_str(f, &(p0..p0 + name.len()))
+        ),
+    ))
 }
 
 /// hclsyntax refuses an attribute set twice in one body while parsing.
@@ -451,10 +491,11 @@ fn plan(files: &[HclFile], attrs: &BTreeMap<String, Attr>, locals: bool) -> Resu
     }
     if let Some((node, dependents)) = undefined.into_iter().next() {
         let quoted: Vec<String> = dependents.iter().map(|d| format!("{d:?}")).collect();
-        return Err(err(format!(
+        let e = err(format!(
             "variables {} depend(s) on undefined vars {node:?}",
             quoted.join(", ")
-        )));
+        ));
+        return Err(locate(files, dependents.first().and_then(|d| attrs.get(*d)), e));
     }
     let mut done: BTreeSet<&str> = BTreeSet::new();
     let mut order = Vec::new();
@@ -465,15 +506,28 @@ fn plan(files: &[HclFile], attrs: &BTreeMap<String, Attr>, locals: bool) -> Resu
             .map(|(n, _)| *n)
             .collect();
         if level.is_empty() {
-            return Err(err(format!(
-                "error while building the DAG variable graph : cycle detected: {}",
-                cycle(&deps, &done)
-            )));
+            let path = cycle(&deps, &done);
+            let first = path.split(" -> ").next().and_then(|n| attrs.get(n));
+            let e = err(format!(
+                "error while building the DAG variable graph : cycle detected: {path}"
+            ));
+            return Err(locate(files, first, e));
         }
         done.extend(level.iter().copied());
         order.extend(level.into_iter().map(String::from));
     }
     Ok(order)
+}
+
+/// Helmfile's DAG errors name no file; ours point at the attribute involved.
+fn locate(files: &[HclFile], a: Option<&Attr>, e: HelmfileError) -> HelmfileError {
+    match a {
+        Some(a) => {
+            let f = &files[a.file];
+            e.at(&f.path, pos(&f.text, a.span.start).0)
+        }
+        None => e,
+    }
 }
 
 /// The cycle path variantdev/dag reports: from the first (by name) unresolved node,

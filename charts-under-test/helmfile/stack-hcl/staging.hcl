@@ -1,0 +1,25 @@
+values {
+  replicas = max(hv.base_replicas, 3) + abs(-1)
+  words    = split(",", "x,y,,z")
+  packed   = compact(hv.words)
+  title    = title("hello world")
+  trimmed  = trimsuffix(trimprefix("--name--", "--"), "--")
+  padded   = format("%-6s|%05d|%.2f|%q", "ab", 42, 3.14159, "q")
+  sets     = setunion(["b", "a"], ["c", "a"])
+  firsts   = [for i, z in hv.zones : "${i}:${z}" if i < 2]
+  sub      = substr("kubernetes", 0, 4)
+  keys     = keys({ b = 1, a = 2 })
+  decoded  = jsondecode("{\"k\": [1, 2.5, \"s\"]}")
+  zipped   = zipmap(["x", "y"], [1, 2])
+  flat     = flatten([[1], [2, [3]]])
+  parsed   = parseint("ff", 16)
+  dist     = distinct([1, 1, 2])
+  el       = element(hv.zones, 4)
+  rng      = range(3)
+  joined   = join("-", hv.zones)
+  lenstr   = strlen("héllo")
+  chunks   = chunklist([1, 2, 3], 2)
+  reversed = reverselist(hv.zones)
+  low      = lower("MiXeD")
+  cond     = contains(hv.zones, "b") ? "has-b" : "no-b"
+}
