@@ -295,7 +295,10 @@ fn redefined(f: &HclFile, line: usize, col: usize) -> Option<HelmfileError> {
         lines[..l].iter().map(|x| x.len() + 1).sum::<usize>()
             + lines[l].char_indices().nth(c).map_or(0, |(b, _)| b)
     };
-    let prev_col = lines[prev].chars().take_while(|c| c.is_whitespace()).count();
+    let prev_col = lines[prev]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .count();
     let p0 = offset_of(prev, prev_col);
     let h0 = offset_of(line - 1, col - 1);
     Some(diag(
@@ -495,7 +498,11 @@ fn plan(files: &[HclFile], attrs: &BTreeMap<String, Attr>, locals: bool) -> Resu
             "variables {} depend(s) on undefined vars {node:?}",
             quoted.join(", ")
         ));
-        return Err(locate(files, dependents.first().and_then(|d| attrs.get(*d)), e));
+        return Err(locate(
+            files,
+            dependents.first().and_then(|d| attrs.get(*d)),
+            e,
+        ));
     }
     let mut done: BTreeSet<&str> = BTreeSet::new();
     let mut order = Vec::new();
