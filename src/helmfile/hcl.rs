@@ -581,7 +581,10 @@ impl Evaluator<'_> {
             .at(&f.path, pos(&f.text, a.span.start).0)
         };
         let expr = self.resolve_try(a, &a.expr, ctx, false).map_err(wrap)?;
-        expr.evaluate(ctx).map_err(|e| wrap(self.eval_error(a, &e)))
+        let v = expr
+            .evaluate(ctx)
+            .map_err(|e| wrap(self.eval_error(a, &e)))?;
+        Ok(sort_objects(v))
     }
 
     /// An evaluation error in hcl's words where we know them (unknown function),
@@ -680,8 +683,14 @@ impl Evaluator<'_> {
                 Expression::Array(items.iter().map(r).collect::<Result<_>>()?)
             }
             Expression::Object(obj) => {
+                // cty iterates an object's attributes by name (`for` over an object
+                // literal, `keys`); hcl-rs keeps the written order.
+                let mut entries: Vec<_> = obj.iter().collect();
+                if entries.iter().all(|(k, _)| literal_key(k).is_some()) {
+                    entries.sort_by(|x, y| literal_key(x.0).cmp(&literal_key(y.0)));
+                }
                 let mut out = hcl::expr::Object::new();
-                for (k, v) in obj {
+                for (k, v) in entries {
                     let k = match k {
                         ObjectKey::Expression(k) => ObjectKey::Expression(r(k)?),
                         other => other.clone(),
@@ -735,6 +744,48 @@ impl Evaluator<'_> {
     }
 }
 
+fn literal_key(k: &ObjectKey) -> Option<String> {
+    match k {
+        ObjectKey::Identifier(id) => Some(id.to_string()),
+        ObjectKey::Expression(Expression::String(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// Every object of a value with its keys sorted, as cty keeps them.
+fn sort_objects(v: hcl::Value) -> hcl::Value {
+    match v {
+        hcl::Value::Array(items) => {
+            hcl::Value::Array(items.into_iter().map(sort_objects).collect())
+        }
+        hcl::Value::Object(m) => {
+            let mut entries: Vec<_> = m.into_iter().collect();
+            entries.sort_by(|x, y| x.0.cmp(&y.0));
+            hcl::Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, x)| (k, sort_objects(x)))
+                    .collect(),
+            )
+        }
+        other => other,
+    }
+}
+
+/// cty computes with 512-bit floats and helmfile reads the decimal text back into a
+/// float64, so `0.1 + 0.2` arrives as `0.3`, where f64 arithmetic leaves
+/// `0.30000000000000004`. A result within a few ulps of a 15-digit decimal is
+/// snapped to it; a float written with more digits is farther than that and kept.
+fn go_float(f: f64) -> f64 {
+    if !f.is_finite() || f == 0.0 {
+        return f;
+    }
+    match format!("{f:.14e}").parse::<f64>() {
+        Ok(r) if (r - f).abs() <= 4.0 * f64::EPSILON * f.abs() => r,
+        _ => f,
+    }
+}
+
 fn object(m: &BTreeMap<String, hcl::Value>) -> hcl::Value {
     hcl::Value::Object(m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
 }
@@ -784,7 +835,7 @@ pub fn to_go(v: &hcl::Value) -> Value {
     match v {
         hcl::Value::Null => Value::Nil,
         hcl::Value::Bool(b) => Value::Bool(*b),
-        hcl::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        hcl::Value::Number(n) => Value::Float(go_float(n.as_f64().unwrap_or(0.0))),
         hcl::Value::String(s) => Value::String(s.as_str().into()),
         hcl::Value::Array(items) => Value::List(List::new(items.iter().map(to_go).collect())),
         hcl::Value::Object(m) => {

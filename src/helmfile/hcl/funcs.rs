@@ -266,11 +266,21 @@ fn range(a: FuncArgs) -> Result<Value, String> {
 
 // ---- strings ----------------------------------------------------------------
 
+/// Go's `strings.ToUpper`/`ToLower` map rune by rune: a letter whose case mapping
+/// is several characters (`ß` → `SS`) stays as it is.
+fn map_runes(x: &str, f: fn(char) -> Vec<char>) -> String {
+    x.chars()
+        .map(|c| match f(c).as_slice() {
+            [one] => *one,
+            _ => c,
+        })
+        .collect()
+}
 fn upper(a: FuncArgs) -> Result<Value, String> {
-    str_fn(a, |x| x.to_uppercase())
+    str_fn(a, |x| map_runes(x, |c| c.to_uppercase().collect()))
 }
 fn lower(a: FuncArgs) -> Result<Value, String> {
-    str_fn(a, |x| x.to_lowercase())
+    str_fn(a, |x| map_runes(x, |c| c.to_lowercase().collect()))
 }
 fn strrev(a: FuncArgs) -> Result<Value, String> {
     str_fn(a, |x| x.chars().rev().collect())
