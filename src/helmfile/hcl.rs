@@ -348,10 +348,8 @@ fn variables(expr: &Expression, scope: &mut Vec<String>, out: &mut Vec<Vec<Optio
         };
     }
     match expr {
-        Expression::Variable(v) => {
-            if !scope.iter().any(|s| s == v.as_str()) {
-                out.push(vec![Some(v.to_string())]);
-            }
+        Expression::Variable(v) if !scope.iter().any(|s| s == v.as_str()) => {
+            out.push(vec![Some(v.to_string())]);
         }
         Expression::Traversal(t) => {
             if let Expression::Variable(v) = &t.expr {
@@ -648,7 +646,12 @@ impl Evaluator<'_> {
                     return Err(diag(f, &self.call_span(a, fname, true), "Unsupported expression", &format!("stackproof does not evaluate {fname}() inside a for expression or a string template yet.")));
                 }
                 if fname == "can" && c.args.len() != 1 {
-                    return Err(diag(f, &self.call_span(a, fname, true), "Incorrect number of function arguments", &format!("Function \"can\" expects 1 argument(s). Missing value for \"expression\".")));
+                    return Err(diag(
+                        f,
+                        &self.call_span(a, fname, true),
+                        "Incorrect number of function arguments",
+                        "Function \"can\" expects 1 argument(s). Missing value for \"expression\".",
+                    ));
                 }
                 let mut failures = Vec::new();
                 for arg in &c.args {
@@ -687,7 +690,7 @@ impl Evaluator<'_> {
                 // literal, `keys`); hcl-rs keeps the written order.
                 let mut entries: Vec<_> = obj.iter().collect();
                 if entries.iter().all(|(k, _)| literal_key(k).is_some()) {
-                    entries.sort_by(|x, y| literal_key(x.0).cmp(&literal_key(y.0)));
+                    entries.sort_by_key(|x| literal_key(x.0));
                 }
                 let mut out = hcl::expr::Object::new();
                 for (k, v) in entries {
