@@ -22,4 +22,12 @@ values {
   reversed = reverselist(hv.zones)
   low      = lower("MiXeD")
   cond     = contains(hv.zones, "b") ? "has-b" : "no-b"
+  fmts     = format("%5.1f|%x|%X|%o|%b|%t|%-4d|%+d|%05d", 3.14159, 255, 255, 8, 5, true, 7, 3, -42)
+  fmtv     = format("%v|%v|%#v|%s|%q|%e|%g|%8s|%.2s", [1, "a"], { k = 1 }, "s", 12, "a\"b", 1234.5678, 0.000012345, "ab", "abcdef")
+  listed   = formatlist("%s-%d", hv.zones, 3)
+  matched  = regex("(?P<k>\\w+)=(?P<v>\\w+)", "key=val")
+  groups   = regex("(\\d+)-(\\d+)?", "12-")
+  digits   = regexall("\\d", "a1b2c3")
+  product  = setproduct(["a", "b"], [1, 2])
+  sum      = 0.1 + 0.2
 }

@@ -27,6 +27,7 @@ const TABLE: &[(&str, F)] = &[
     ("flatten", flatten),
     ("floor", floor),
     ("format", format),
+    ("formatlist", formatlist),
     ("indent", indent),
     ("int", int),
     ("join", join),
@@ -43,8 +44,11 @@ const TABLE: &[(&str, F)] = &[
     ("parseint", parseint),
     ("pow", pow),
     ("range", range),
+    ("regex", regex),
+    ("regexall", regexall),
     ("reverselist", reverselist),
     ("setintersection", setintersection),
+    ("setproduct", setproduct),
     ("setsubtract", setsubtract),
     ("setunion", setunion),
     ("signum", signum),
@@ -68,10 +72,6 @@ const TABLE: &[(&str, F)] = &[
 const MISSING: &[&str] = &[
     "csvdecode",
     "formatdate",
-    "formatlist",
-    "regex",
-    "regexall",
-    "setproduct",
     "timeadd",
     "yamldecode",
     "yamlencode",
@@ -390,11 +390,18 @@ fn join(a: FuncArgs) -> Result<Value, String> {
     Ok(Value::String(parts.join(&sep)))
 }
 
-/// cty's `format`: `%[flags][width][.precision]verb` with verbs v, d, s, q, f, t, %.
+/// cty's `format`: `%[flags][width][.precision]verb`. Numbers go through Go's own
+/// `fmt` (as cty formats its big numbers with it), `%v` shows collections as JSON.
 fn format(a: FuncArgs) -> Result<Value, String> {
     let spec = s(&a, 0)?;
+    Ok(Value::String(format_with(&spec, &a[1..])?))
+}
+
+fn format_with(spec: &str, args: &[Value]) -> Result<String, String> {
+    use crate::template::fmt::sprintf;
+    use crate::template::Value as Go;
     let mut out = String::new();
-    let mut next = 1;
+    let mut next = 0;
     let mut chars = spec.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '%' {
@@ -402,95 +409,173 @@ fn format(a: FuncArgs) -> Result<Value, String> {
             continue;
         }
         let mut flags = String::new();
-        while let Some(&f) = chars.peek() {
-            if "+- #0".contains(f) {
-                flags.push(f);
-                chars.next();
-            } else {
-                break;
-            }
+        while let Some(&f) = chars.peek().filter(|f| "+- #0".contains(**f)) {
+            flags.push(f);
+            chars.next();
         }
         let mut width = String::new();
         while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
             width.push(d);
             chars.next();
         }
-        let mut prec: Option<usize> = None;
+        let mut prec = String::new();
         if chars.peek() == Some(&'.') {
             chars.next();
-            let mut p = String::new();
+            prec.push('.');
             while let Some(&d) = chars.peek().filter(|d| d.is_ascii_digit()) {
-                p.push(d);
+                prec.push(d);
                 chars.next();
             }
-            prec = Some(p.parse().unwrap_or(0));
         }
         let verb = chars.next().ok_or("unterminated format verb")?;
         if verb == '%' {
             out.push('%');
             continue;
         }
-        let arg = a
+        let arg = args
             .get(next)
-            .ok_or_else(|| format!("not enough arguments for %{verb}"))?
-            .clone();
+            .ok_or_else(|| format!("not enough arguments for \"%{verb}\""))?;
         next += 1;
-        let text = match (verb, &arg) {
-            ('d', Value::Number(x)) => {
+        let gospec = format!("%{flags}{width}{prec}{verb}");
+        let text = match (verb, arg) {
+            ('d' | 'b' | 'o' | 'x' | 'X', Value::Number(x)) => {
                 let f = x.as_f64().unwrap_or(0.0);
                 if f.fract() != 0.0 {
                     return Err(format!(
-                        "unsupported value for \"%d\" at {}: value must be a whole number",
-                        next - 1
+                        "unsupported value for \"%{verb}\" at {next}: value must be a whole number"
                     ));
                 }
-                let v = f as i64;
-                if flags.contains('+') && v >= 0 {
-                    format!("+{v}")
-                } else {
-                    v.to_string()
-                }
+                sprintf(
+                    &gospec,
+                    &[Go::Int(f as i64, crate::template::IntType::Int64)],
+                )
             }
-            ('f', Value::Number(x)) => {
-                format!("{:.*}", prec.unwrap_or(6), x.as_f64().unwrap_or(0.0))
+            ('e' | 'E' | 'f' | 'F' | 'g' | 'G', Value::Number(x)) => {
+                sprintf(&gospec, &[Go::Float(x.as_f64().unwrap_or(0.0))])
             }
-            ('s', v) | ('v', v) => {
-                let t = match v {
+            ('t', Value::Bool(b)) => sprintf(&gospec, &[Go::Bool(*b)]),
+            ('s' | 'q', v) => {
+                let text = match v {
                     Value::String(x) => x.clone(),
-                    Value::Number(x) => x.to_string(),
-                    Value::Bool(x) => x.to_string(),
-                    Value::Null if verb == 'v' => "null".to_string(),
-                    other if verb == 'v' => json(other),
-                    other => return Err(format!("unsupported value for \"%s\": {other}")),
+                    Value::Number(_) => json(v),
+                    Value::Bool(b) => b.to_string(),
+                    other => return Err(format!(
+                        "unsupported value for \"%{verb}\" at {next}: string required, got {other}"
+                    )),
                 };
-                match prec {
-                    Some(p) => t.chars().take(p).collect(),
-                    None => t,
-                }
+                sprintf(&gospec, &[Go::String(text.as_str().into())])
             }
-            ('q', Value::String(x)) => json(&Value::String(x.clone())),
-            ('t', Value::Bool(x)) => x.to_string(),
-            (v, other) => return Err(format!("unsupported format verb %{v} for {other}")),
+            ('v', v) => {
+                let text = match v {
+                    _ if flags.contains('#') => json(v),
+                    Value::String(x) => x.clone(),
+                    Value::Null => "null".to_string(),
+                    other => json(other),
+                };
+                let flags: String = flags.chars().filter(|c| *c != '#').collect();
+                sprintf(
+                    &format!("%{flags}{width}{prec}s"),
+                    &[Go::String(text.as_str().into())],
+                )
+            }
+            (v, other) => return Err(format!("unsupported value for \"%{v}\" at {next}: {other}")),
         };
-        let w: usize = width.parse().unwrap_or(0);
-        let pad = w.saturating_sub(text.chars().count());
-        if flags.contains('-') {
-            out.push_str(&text);
-            out.push_str(&" ".repeat(pad));
-        } else if flags.contains('0') && matches!(verb, 'd' | 'f') {
-            let (sign, digits) = match text.strip_prefix(['-', '+']) {
-                Some(d) => (&text[..1], d),
-                None => ("", text.as_str()),
-            };
-            out.push_str(sign);
-            out.push_str(&"0".repeat(pad));
-            out.push_str(digits);
-        } else {
-            out.push_str(&" ".repeat(pad));
-            out.push_str(&text);
+        out.push_str(&text);
+    }
+    if next < args.len() {
+        return Err(format!(
+            "too many arguments; only {next} used by format string"
+        ));
+    }
+    Ok(out)
+}
+
+/// `formatlist`: `format` once per element, lists walked in step, scalars repeated.
+fn formatlist(a: FuncArgs) -> Result<Value, String> {
+    let spec = s(&a, 0)?;
+    let mut len: Option<usize> = None;
+    for v in &a[1..] {
+        if let Value::Array(l) = v {
+            if len.is_some_and(|n| n != l.len()) {
+                return Err("all list arguments must have the same length".into());
+            }
+            len = Some(l.len());
         }
     }
-    Ok(Value::String(out))
+    let n = len.unwrap_or(1);
+    let mut out = Vec::new();
+    for i in 0..n {
+        let row: Vec<Value> = a[1..]
+            .iter()
+            .map(|v| match v {
+                Value::Array(l) => l[i].clone(),
+                other => other.clone(),
+            })
+            .collect();
+        out.push(Value::String(format_with(&spec, &row)?));
+    }
+    Ok(Value::Array(out))
+}
+
+/// One match of `regex`: the match without groups, a list of groups, or an object
+/// of named groups; unmatched groups are null.
+fn regex_match(re: &regex::Regex, caps: &regex::Captures<'_>) -> Value {
+    let group =
+        |m: Option<regex::Match<'_>>| m.map_or(Value::Null, |m| Value::String(m.as_str().into()));
+    let names: Vec<Option<&str>> = re.capture_names().skip(1).collect();
+    if names.is_empty() {
+        return group(caps.get(0));
+    }
+    if names.iter().all(|n| n.is_some()) {
+        let mut out = Map::new();
+        for n in names.into_iter().flatten() {
+            out.insert(n.to_string(), group(caps.name(n)));
+        }
+        return Value::Object(out);
+    }
+    Value::Array((1..=names.len()).map(|i| group(caps.get(i))).collect())
+}
+fn compile(a: &FuncArgs) -> Result<regex::Regex, String> {
+    let pat = s(a, 0)?;
+    regex::Regex::new(&pat).map_err(|e| format!("invalid regular expression pattern: {e}"))
+}
+fn regex(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let re = compile(&a)?;
+    let text = s(&a, 1)?;
+    match re.captures(&text) {
+        Some(c) => Ok(regex_match(&re, &c)),
+        None => Err("pattern did not match any part of the given string".into()),
+    }
+}
+fn regexall(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let re = compile(&a)?;
+    let text = s(&a, 1)?;
+    Ok(Value::Array(
+        re.captures_iter(&text)
+            .map(|c| regex_match(&re, &c))
+            .collect(),
+    ))
+}
+fn setproduct(a: FuncArgs) -> Result<Value, String> {
+    if a.len() < 2 {
+        return Err("at least two arguments are required".into());
+    }
+    let mut rows: Vec<Vec<Value>> = vec![Vec::new()];
+    for i in 0..a.len() {
+        let l = list(&a, i)?;
+        let mut next = Vec::new();
+        for row in &rows {
+            for v in &l {
+                let mut r = row.clone();
+                r.push(v.clone());
+                next.push(r);
+            }
+        }
+        rows = next;
+    }
+    Ok(Value::Array(rows.into_iter().map(Value::Array).collect()))
 }
 
 // ---- collections ------------------------------------------------------------
