@@ -722,6 +722,14 @@ impl Loader<'_> {
                     continue;
                 };
                 for f in files {
+                    if f.ends_with(".hcl") {
+                        // Helmfile decrypts an HCL secrets file and evaluates it
+                        // with the environment's HCL values files, first of them.
+                        self.plain_hcl_secret(&f, &st.cwd)?;
+                        let abs = paths::resolve(&st.cwd, &f);
+                        entries.push(Value::String(abs.to_string_lossy().as_ref().into()));
+                        continue;
+                    }
                     secret_maps.push(self.plain_secret(&f, &st.cwd)?);
                 }
             }
@@ -765,6 +773,22 @@ impl Loader<'_> {
             new_env = c;
         }
         Ok(new_env)
+    }
+
+    /// An HCL secrets file is usable offline only when sops did not encrypt it.
+    fn plain_hcl_secret(&self, f: &str, cwd: &Path) -> Result<()> {
+        let abs = paths::resolve(cwd, f);
+        let text = self.renv.vfs.read_to_string(&abs).map_err(|e| {
+            HelmfileError::new(ErrorKind::File, e.to_string()).with_file(abs.clone())
+        })?;
+        if text.contains("ENC[") || text.lines().any(|l| l.trim_start().starts_with("sops")) {
+            return Err(HelmfileError::new(
+                ErrorKind::Other,
+                format!("secrets file \"{f}\" is encrypted: decrypting secrets (helm secrets / sops) is not available offline"),
+            )
+            .with_file(abs));
+        }
+        Ok(())
     }
 
     /// Environment secrets need `helm secrets` to decrypt; offline, only files that

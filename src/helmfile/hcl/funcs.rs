@@ -459,9 +459,11 @@ fn format_with(spec: &str, args: &[Value]) -> Result<String, String> {
                     Value::String(x) => x.clone(),
                     Value::Number(_) => json(v),
                     Value::Bool(b) => b.to_string(),
-                    other => return Err(format!(
+                    other => {
+                        return Err(format!(
                         "unsupported value for \"%{verb}\" at {next}: string required, got {other}"
-                    )),
+                    ))
+                    }
                 };
                 sprintf(&gospec, &[Go::String(text.as_str().into())])
             }
