@@ -326,9 +326,9 @@ fn hcl_errors_are_located() {
             "stackproof does not evaluate try() inside a for expression",
         ),
         (
-            "not-implemented",
-            "not-implemented.hcl:3",
-            "not implemented by stackproof yet",
+            "bad-arg",
+            "bad-arg.hcl:3",
+            "error when trying to evaluate variable b : bad-arg.hcl:3,7-20: error calling function `upper`: argument 1: a string is required, got [1]",
         ),
         (
             "type-error",

@@ -30,4 +30,9 @@ values {
   digits   = regexall("\\d", "a1b2c3")
   product  = setproduct(["a", "b"], [1, 2])
   sum      = 0.1 + 0.2
+  yaml     = yamlencode({ b = [1, "two", true, null], a = { c = 1.5, "d e" = "x: y" }, s = "multi\nline" })
+  fromyaml = yamldecode("a: 1\nb: [x, 2.5, true, null]\nc: {d: e}\n")
+  csv      = csvdecode("a,b\n1,x\n2,\"y,z\"\n")
+  date     = formatdate("YYYY-MM-DD hh:mm:ss ZZZ EEE MMM D h AA 'at' H", "2024-03-05T17:08:09+02:00")
+  later    = timeadd("2024-03-05T07:08:09Z", "1h30m15.5s")
 }

@@ -3,9 +3,7 @@
 //! go-cty semantics that show in values: `coalesce` skips only nulls, sets come out
 //! sorted, `jsonencode` sorts keys and escapes like Go's `encoding/json`.
 //!
-//! One function and one [`TABLE`] line each. Functions helmfile has that are not
-//! written yet are listed in [`MISSING`] and fail with a message that says so,
-//! instead of helmfile's "no function named".
+//! One function and one [`TABLE`] line each.
 
 use hcl::eval::{Context, FuncArgs, FuncDef, ParamType};
 use hcl::{Map, Number, Value};
@@ -20,6 +18,7 @@ const TABLE: &[(&str, F)] = &[
     ("coalescelist", coalescelist),
     ("compact", compact),
     ("concat", concat),
+    ("csvdecode", csvdecode),
     ("contains", contains),
     ("distinct", distinct),
     ("element", element),
@@ -27,6 +26,7 @@ const TABLE: &[(&str, F)] = &[
     ("flatten", flatten),
     ("floor", floor),
     ("format", format),
+    ("formatdate", formatdate),
     ("formatlist", formatlist),
     ("indent", indent),
     ("int", int),
@@ -58,6 +58,7 @@ const TABLE: &[(&str, F)] = &[
     ("strrev", strrev),
     ("strlen", strlen),
     ("substr", substr),
+    ("timeadd", timeadd),
     ("title", title),
     ("trim", trim),
     ("trimprefix", trimprefix),
@@ -65,21 +66,10 @@ const TABLE: &[(&str, F)] = &[
     ("trimsuffix", trimsuffix),
     ("upper", upper),
     ("values", values),
+    ("yamldecode", yamldecode),
+    ("yamlencode", yamlencode),
     ("zipmap", zipmap),
 ];
-
-/// Helmfile functions not implemented here yet.
-const MISSING: &[&str] = &[
-    "csvdecode",
-    "formatdate",
-    "timeadd",
-    "yamldecode",
-    "yamlencode",
-];
-
-fn missing(_: FuncArgs) -> Result<Value, String> {
-    Err("this function of helmfile's HCL set is not implemented by stackproof yet".into())
-}
 
 fn unsupported_here(_: FuncArgs) -> Result<Value, String> {
     Err(
@@ -94,9 +84,6 @@ pub fn context<'a>() -> Context<'a> {
     let def = |f: F| FuncDef::builder().variadic_param(ParamType::Any).build(f);
     for (name, f) in TABLE {
         ctx.declare_func(*name, def(*f));
-    }
-    for name in MISSING {
-        ctx.declare_func(*name, def(missing));
     }
     ctx.declare_func("try", def(unsupported_here));
     ctx.declare_func("can", def(unsupported_here));
@@ -117,7 +104,11 @@ fn s(a: &FuncArgs, i: usize) -> Result<String, String> {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Number(n)) => Ok(n.to_string()),
         Some(Value::Bool(b)) => Ok(b.to_string()),
-        Some(v) => Err(format!("argument {}: a string is required, got {v}", i + 1)),
+        Some(v) => Err(format!(
+            "argument {}: a string is required, got {}",
+            i + 1,
+            json(v)
+        )),
         None => Err(format!("missing argument {}", i + 1)),
     }
 }
@@ -128,7 +119,11 @@ fn n(a: &FuncArgs, i: usize) -> Result<f64, String> {
         Some(Value::String(s)) => s
             .parse::<f64>()
             .map_err(|_| format!("argument {}: a number is required", i + 1)),
-        Some(v) => Err(format!("argument {}: a number is required, got {v}", i + 1)),
+        Some(v) => Err(format!(
+            "argument {}: a number is required, got {}",
+            i + 1,
+            json(v)
+        )),
         None => Err(format!("missing argument {}", i + 1)),
     }
 }
@@ -136,7 +131,11 @@ fn n(a: &FuncArgs, i: usize) -> Result<f64, String> {
 fn list(a: &FuncArgs, i: usize) -> Result<Vec<Value>, String> {
     match a.get(i) {
         Some(Value::Array(l)) => Ok(l.clone()),
-        Some(v) => Err(format!("argument {}: a list is required, got {v}", i + 1)),
+        Some(v) => Err(format!(
+            "argument {}: a list is required, got {}",
+            i + 1,
+            json(v)
+        )),
         None => Err(format!("missing argument {}", i + 1)),
     }
 }
@@ -145,8 +144,9 @@ fn obj(a: &FuncArgs, i: usize) -> Result<Map<String, Value>, String> {
     match a.get(i) {
         Some(Value::Object(m)) => Ok(m.clone()),
         Some(v) => Err(format!(
-            "argument {}: a map or object is required, got {v}",
-            i + 1
+            "argument {}: a map or object is required, got {}",
+            i + 1,
+            json(v)
         )),
         None => Err(format!("missing argument {}", i + 1)),
     }
@@ -383,7 +383,7 @@ fn join(a: FuncArgs) -> Result<Value, String> {
                 Value::String(x) => parts.push(x),
                 Value::Number(x) => parts.push(x.to_string()),
                 Value::Bool(x) => parts.push(x.to_string()),
-                other => return Err(format!("element {other} is not a string")),
+                other => return Err(format!("element {} is not a string", json(&other))),
             }
         }
     }
@@ -461,8 +461,9 @@ fn format_with(spec: &str, args: &[Value]) -> Result<String, String> {
                     Value::Bool(b) => b.to_string(),
                     other => {
                         return Err(format!(
-                        "unsupported value for \"%{verb}\" at {next}: string required, got {other}"
-                    ))
+                            "unsupported value for \"%{verb}\" at {next}: string required, got {}",
+                            json(other)
+                        ))
                     }
                 };
                 sprintf(&gospec, &[Go::String(text.as_str().into())])
@@ -480,7 +481,12 @@ fn format_with(spec: &str, args: &[Value]) -> Result<String, String> {
                     &[Go::String(text.as_str().into())],
                 )
             }
-            (v, other) => return Err(format!("unsupported value for \"%{v}\" at {next}: {other}")),
+            (v, other) => {
+                return Err(format!(
+                    "unsupported value for \"%{v}\" at {next}: {}",
+                    json(other)
+                ))
+            }
         };
         out.push_str(&text);
     }
@@ -587,12 +593,7 @@ fn length(a: FuncArgs) -> Result<Value, String> {
     let len = match &a[0] {
         Value::Array(l) => l.len(),
         Value::Object(m) => m.len(),
-        Value::String(x) => x.chars().count(),
-        other => {
-            return Err(format!(
-                "collection must be a list, a map or a tuple, got {other}"
-            ))
-        }
+        _ => return Err("collection must be a list, a map or a tuple".into()),
     };
     num(len as f64)
 }
@@ -740,7 +741,12 @@ fn sort(a: FuncArgs) -> Result<Value, String> {
         match v {
             Value::String(x) => strs.push(x),
             Value::Number(x) => strs.push(x.to_string()),
-            other => return Err(format!("given list element {other} is not a string")),
+            other => {
+                return Err(format!(
+                    "given list element {} is not a string",
+                    json(&other)
+                ))
+            }
         }
     }
     strs.sort();
@@ -760,7 +766,7 @@ fn zipmap(a: FuncArgs) -> Result<Value, String> {
     for (key, val) in k.into_iter().zip(v) {
         match key {
             Value::String(key) => out.insert(key, val),
-            other => return Err(format!("key {other} is not a string")),
+            other => return Err(format!("key {} is not a string", json(&other))),
         };
     }
     Ok(Value::Object(out))
@@ -871,4 +877,324 @@ fn jsondecode(a: FuncArgs) -> Result<Value, String> {
     arity(&a, 1)?;
     let v: serde_json::Value = serde_json::from_str(&s(&a, 0)?).map_err(|e| e.to_string())?;
     from_json(v)
+}
+
+// ---- YAML, CSV ----------------------------------------------------------------
+
+fn from_go(v: &crate::template::Value) -> Result<Value, String> {
+    use crate::template::Value as Go;
+    Ok(match v {
+        Go::Nil => Value::Null,
+        Go::Bool(b) => Value::Bool(*b),
+        Go::Int(i, _) => Value::Number(Number::from(*i)),
+        Go::Uint(u, _) => Value::Number(Number::from(*u)),
+        Go::Float(f) => num(*f)?,
+        Go::String(s) => Value::String(s.to_string()),
+        Go::List(l) => Value::Array(l.iter().map(from_go).collect::<Result<_, _>>()?),
+        Go::Map(m) => {
+            let mut out = Map::new();
+            let mut err = None;
+            m.with_read(|entries| {
+                for (k, x) in entries {
+                    match from_go(x) {
+                        Ok(x) => {
+                            out.insert(k.to_string(), x);
+                        }
+                        Err(e) => err = Some(e),
+                    }
+                }
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            Value::Object(out)
+        }
+        other => Value::String(crate::template::fmt::format_value(other)),
+    })
+}
+fn yamldecode(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let v = crate::helmfile::seams::decode_values(&s(&a, 0)?).map_err(|e| e.0)?;
+    from_go(&v)
+}
+
+/// cty-yaml's encoding: block style, keys and strings double-quoted, multi-line
+/// strings as literal blocks, lists under a key not indented.
+fn yaml_scalar(v: &Value, indent: usize) -> Option<String> {
+    Some(match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(_) => json(v),
+        Value::String(x) if x.contains('\n') && !x.contains("\n\n\n") => {
+            let pad = " ".repeat(indent + 2);
+            let chomp = if x.ends_with('\n') { "" } else { "-" };
+            let body: Vec<String> = x
+                .trim_end_matches('\n')
+                .split('\n')
+                .map(|l| {
+                    if l.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{pad}{l}")
+                    }
+                })
+                .collect();
+            format!("|{chomp}\n{}", body.join("\n"))
+        }
+        Value::String(x) => json(&Value::String(x.clone()))
+            .replace("\\u003c", "<")
+            .replace("\\u003e", ">")
+            .replace("\\u0026", "&"),
+        Value::Array(l) if l.is_empty() => "[]".into(),
+        Value::Object(m) if m.is_empty() => "{}".into(),
+        _ => return None,
+    })
+}
+fn yaml_block(v: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match v {
+        Value::Array(l) => {
+            for x in l {
+                out.push_str(&pad);
+                out.push_str("- ");
+                match yaml_scalar(x, indent) {
+                    Some(s) => {
+                        out.push_str(&s);
+                        out.push('\n');
+                    }
+                    None => {
+                        let mut inner = String::new();
+                        yaml_block(x, indent + 2, &mut inner);
+                        out.push_str(inner.get(indent + 2..).unwrap_or(""));
+                    }
+                }
+            }
+        }
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            for k in keys {
+                let x = &m[k];
+                out.push_str(&pad);
+                out.push_str(&json(&Value::String(k.clone())));
+                out.push(':');
+                match yaml_scalar(x, indent) {
+                    Some(s) => {
+                        out.push(' ');
+                        out.push_str(&s);
+                        out.push('\n');
+                    }
+                    None => {
+                        out.push('\n');
+                        let child = if matches!(x, Value::Array(_)) {
+                            indent
+                        } else {
+                            indent + 2
+                        };
+                        yaml_block(x, child, out);
+                    }
+                }
+            }
+        }
+        other => {
+            out.push_str(&yaml_scalar(other, indent).unwrap_or_default());
+            out.push('\n');
+        }
+    }
+}
+fn yamlencode(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let mut out = String::new();
+    match yaml_scalar(&a[0], 0) {
+        Some(s) => {
+            out.push_str(&s);
+            out.push('\n');
+        }
+        None => yaml_block(&a[0], 0, &mut out),
+    }
+    Ok(Value::String(out))
+}
+
+/// RFC 4180 records; the first names the fields, every value is a string.
+fn csvdecode(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 1)?;
+    let text = s(&a, 0)?;
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut row = Vec::new();
+    let mut field = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        any = true;
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => field.push(c),
+            (false, '"') if field.is_empty() => quoted = true,
+            (false, ',') => row.push(std::mem::take(&mut field)),
+            (false, '\r') => {}
+            (false, '\n') => {
+                row.push(std::mem::take(&mut field));
+                rows.push(std::mem::take(&mut row));
+                any = false;
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if any {
+        row.push(field);
+        rows.push(row);
+    }
+    let mut it = rows.into_iter();
+    let Some(header) = it.next() else {
+        return Ok(Value::Null);
+    };
+    let mut out = Vec::new();
+    for (i, r) in it.enumerate() {
+        if r.len() != header.len() {
+            return Err(format!("record on line {}: wrong number of fields", i + 2));
+        }
+        let mut m = Map::new();
+        for (k, v) in header.iter().zip(r) {
+            m.insert(k.clone(), Value::String(v));
+        }
+        out.push(Value::Object(m));
+    }
+    Ok(Value::Array(out))
+}
+
+// ---- time ---------------------------------------------------------------------
+
+fn timestamp(a: &FuncArgs, i: usize) -> Result<chrono::DateTime<chrono::FixedOffset>, String> {
+    let text = s(a, i)?;
+    chrono::DateTime::parse_from_rfc3339(&text)
+        .map_err(|_| format!("not a valid RFC3339 timestamp: {text:?}"))
+}
+
+/// cty's `formatdate` spec: letter runs (`YYYY`, `MMM`, `hh`, `ZZZ`...) and quoted
+/// literals.
+fn formatdate(a: FuncArgs) -> Result<Value, String> {
+    use chrono::{Datelike, Timelike};
+    arity(&a, 2)?;
+    let spec: Vec<char> = s(&a, 0)?.chars().collect();
+    let t = timestamp(&a, 1)?;
+    let mut out = String::new();
+    let mut i = 0;
+    while i < spec.len() {
+        let c = spec[i];
+        if c == '\'' {
+            let mut j = i + 1;
+            if spec.get(j) == Some(&'\'') {
+                out.push('\'');
+                i += 2;
+                continue;
+            }
+            while j < spec.len() && spec[j] != '\'' {
+                out.push(spec[j]);
+                j += 1;
+            }
+            i = j + 1;
+            continue;
+        }
+        if !c.is_ascii_alphabetic() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < spec.len() && spec[j] == c {
+            j += 1;
+        }
+        let verb: String = spec[i..j].iter().collect();
+        let off = t.offset().local_minus_utc();
+        let (oh, om) = (off.abs() / 3600, off.abs() % 3600 / 60);
+        let sign = if off < 0 { '-' } else { '+' };
+        let text = match verb.as_str() {
+            "YYYY" => format!("{:04}", t.year()),
+            "YY" => format!("{:02}", t.year() % 100),
+            "MMMM" => t.format("%B").to_string(),
+            "MMM" => t.format("%b").to_string(),
+            "MM" => format!("{:02}", t.month()),
+            "M" => t.month().to_string(),
+            "DD" => format!("{:02}", t.day()),
+            "D" => t.day().to_string(),
+            "EEEE" => t.format("%A").to_string(),
+            "EEE" => t.format("%a").to_string(),
+            "hh" => format!("{:02}", t.hour()),
+            "h" => t.hour().to_string(),
+            "HH" => format!("{:02}", (t.hour() + 11) % 12 + 1),
+            "H" => ((t.hour() + 11) % 12 + 1).to_string(),
+            "AA" => (if t.hour() < 12 { "AM" } else { "PM" }).to_string(),
+            "aa" => (if t.hour() < 12 { "am" } else { "pm" }).to_string(),
+            "mm" => format!("{:02}", t.minute()),
+            "m" => t.minute().to_string(),
+            "ss" => format!("{:02}", t.second()),
+            "s" => t.second().to_string(),
+            "ZZZZZ" => format!("{sign}{oh:02}:{om:02}"),
+            "ZZZZ" => format!("{sign}{oh:02}{om:02}"),
+            "ZZZ" if off == 0 => "UTC".to_string(),
+            "ZZZ" => format!("{sign}{oh:02}{om:02}"),
+            "Z" if off == 0 => "Z".to_string(),
+            "Z" => format!("{sign}{oh:02}:{om:02}"),
+            other => return Err(format!("invalid date format verb {other:?}")),
+        };
+        out.push_str(&text);
+        i = j;
+    }
+    Ok(Value::String(out))
+}
+
+/// Go's `time.ParseDuration`: signed decimal numbers with units ns..h.
+fn go_duration(text: &str) -> Result<f64, String> {
+    let bad = || format!("time: invalid duration {text:?}");
+    let (neg, mut rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if rest == "0" {
+        return Ok(0.0);
+    }
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let value: f64 = rest[..n].parse().map_err(|_| bad())?;
+        rest = &rest[n..];
+        let u = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let unit = match &rest[..u] {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(bad()),
+        };
+        total += value * unit;
+        rest = &rest[u..];
+    }
+    Ok(if neg { -total } else { total })
+}
+fn timeadd(a: FuncArgs) -> Result<Value, String> {
+    arity(&a, 2)?;
+    let t = timestamp(&a, 0)?;
+    let secs = go_duration(&s(&a, 1)?)?;
+    let d = chrono::Duration::nanoseconds((secs * 1e9).round() as i64);
+    let r = t + d;
+    let text = if r.offset().local_minus_utc() == 0 {
+        r.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    } else {
+        r.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+    };
+    Ok(Value::String(text))
 }

@@ -1,4 +1,0 @@
-values {
-  a = 1
-  b = yamlencode({ a = hv.a })
-}
