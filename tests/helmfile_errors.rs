@@ -321,9 +321,9 @@ fn hcl_errors_are_located() {
         ("redefined", "redefined.hcl:3", "Attribute redefined"),
         ("toplevel", "toplevel.hcl:1", "Unsupported argument"),
         (
-            "try-in-for",
-            "try-in-for.hcl:3",
-            "stackproof does not evaluate try() inside a for expression",
+            "try-in-template",
+            "try-in-template.hcl:3",
+            "stackproof does not evaluate try() or can() inside a string template yet",
         ),
         (
             "bad-arg",

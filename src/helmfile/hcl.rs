@@ -14,7 +14,9 @@
 //! evaluation come from the `hcl-rs` crate; the function set helmfile registers (the
 //! go-cty stdlib) is ours, in [`funcs`]. `try` and `can` need their arguments
 //! unevaluated, which `hcl-rs` functions never see, so they are evaluated here before
-//! the rest of the expression (see [`Evaluator::resolve_try`]).
+//! the rest of the expression (see [`Evaluator::resolve_try`]), as are `for`
+//! expressions that call them; inside a string template (`"${try(...)}"`) they are
+//! refused with a message saying so.
 
 mod funcs;
 
@@ -623,6 +625,112 @@ impl Evaluator<'_> {
         a.value_span.clone()
     }
 
+    /// A `for` expression whose body calls `try`/`can`, evaluated here so that those
+    /// see the loop variables: cty's iteration (lists by index, objects by key),
+    /// `if` filtering, `=>` keys (unique unless grouped with `...`).
+    fn eval_for(&self, a: &Attr, fe: &hcl::expr::ForExpr, ctx: &Context) -> Result<Expression> {
+        let f = &self.files[a.file];
+        let ev = |e: &Expression, c: &Context| -> Result<hcl::Value> {
+            self.resolve_try(a, e, c, false)?
+                .evaluate(c)
+                .map_err(|e| self.eval_error(a, &e))
+        };
+        let items: Vec<(hcl::Value, hcl::Value)> = match ev(&fe.collection_expr, ctx)? {
+            hcl::Value::Array(l) => l
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (hcl::Value::from(i as u64), v))
+                .collect(),
+            hcl::Value::Object(m) => {
+                let mut entries: Vec<_> = m.into_iter().collect();
+                entries.sort_by(|x, y| x.0.cmp(&y.0));
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (hcl::Value::from(k), v))
+                    .collect()
+            }
+            _ => {
+                return Err(diag(
+                    f,
+                    &a.value_span,
+                    "Iteration over non-iterable value",
+                    "A value of type list, set, tuple, map or object is required.",
+                ))
+            }
+        };
+        let mut list = Vec::new();
+        let mut object: Vec<(String, Vec<hcl::Value>)> = Vec::new();
+        for (k, v) in items {
+            let mut c = ctx.clone();
+            if let Some(kv) = &fe.key_var {
+                c.declare_var(kv.clone(), k);
+            }
+            c.declare_var(fe.value_var.clone(), v);
+            if let Some(cond) = &fe.cond_expr {
+                match ev(cond, &c)? {
+                    hcl::Value::Bool(true) => {}
+                    hcl::Value::Bool(false) => continue,
+                    _ => {
+                        return Err(diag(
+                            f,
+                            &a.value_span,
+                            "Invalid 'for' condition",
+                            "The 'if' clause value is invalid: bool required.",
+                        ))
+                    }
+                }
+            }
+            let value = ev(&fe.value_expr, &c)?;
+            let Some(key_expr) = &fe.key_expr else {
+                list.push(value);
+                continue;
+            };
+            let key = match ev(key_expr, &c)? {
+                hcl::Value::String(s) => s,
+                hcl::Value::Number(n) => n.to_string(),
+                hcl::Value::Bool(b) => b.to_string(),
+                _ => {
+                    return Err(diag(
+                        f,
+                        &a.value_span,
+                        "Invalid object key",
+                        "The object key value is invalid: string required.",
+                    ))
+                }
+            };
+            match object.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, vals)) if fe.grouping => vals.push(value),
+                Some(_) => {
+                    return Err(diag(
+                        f,
+                        &a.value_span,
+                        "Duplicate object key",
+                        &format!("Two different items produced the key {key:?} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key."),
+                    ))
+                }
+                None => object.push((key, vec![value])),
+            }
+        }
+        let v = if fe.key_expr.is_none() {
+            hcl::Value::Array(list)
+        } else {
+            hcl::Value::Object(
+                object
+                    .into_iter()
+                    .map(|(k, mut vals)| {
+                        let v = if fe.grouping {
+                            hcl::Value::Array(vals)
+                        } else {
+                            vals.pop().unwrap_or(hcl::Value::Null)
+                        };
+                        (k, v)
+                    })
+                    .collect(),
+            )
+        };
+        Ok(v.into())
+    }
+
     /// Replaces each `try(...)` / `can(...)` by its result: hcl-rs evaluates function
     /// arguments eagerly, so these two are decided here, with the variables the
     /// attribute sees. Inside a `for` expression the loop variables are not known
@@ -723,6 +831,23 @@ impl Evaluator<'_> {
                     hcl::expr::Operation::Binary(b2)
                 }
             })),
+            // hcl-rs evaluates a template's calls with their arguments first, so a
+            // `try` there would fail on the very error it should catch.
+            Expression::TemplateExpr(te) if calls_try(&te.to_string()) => {
+                let f = &self.files[a.file];
+                let name = if calls_try_named(&te.to_string(), "try") {
+                    "try"
+                } else {
+                    "can"
+                };
+                return Err(diag(
+                    f,
+                    &self.call_span(a, name, true),
+                    "Unsupported expression",
+                    "stackproof does not evaluate try() or can() inside a string template yet.",
+                ));
+            }
+            Expression::ForExpr(fe) if !in_for && has_try(fe) => self.eval_for(a, fe, ctx)?,
             Expression::ForExpr(fe) => {
                 let mut f2 = fe.as_ref().clone();
                 f2.collection_expr = r(&fe.collection_expr)?;
@@ -745,6 +870,27 @@ impl Evaluator<'_> {
             other => other.clone(),
         })
     }
+}
+
+fn calls_try_named(text: &str, name: &str) -> bool {
+    regex::Regex::new(&format!(r"(^|[^\w.-]){name}\s*\(")).is_ok_and(|re| re.is_match(text))
+}
+
+fn calls_try(text: &str) -> bool {
+    calls_try_named(text, "try") || calls_try_named(text, "can")
+}
+
+/// Whether a `for` body calls `try` or `can` (a mention inside a string literal
+/// counts too: that only costs evaluating the `for` here, with the same result).
+fn has_try(fe: &hcl::expr::ForExpr) -> bool {
+    let body = [
+        Some(&fe.value_expr),
+        fe.key_expr.as_ref(),
+        fe.cond_expr.as_ref(),
+    ];
+    body.into_iter()
+        .flatten()
+        .any(|e| calls_try(&hcl::format::to_string(e).unwrap_or_default()))
 }
 
 fn literal_key(k: &ObjectKey) -> Option<String> {

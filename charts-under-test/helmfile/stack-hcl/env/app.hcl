@@ -27,4 +27,8 @@ values {
   size      = hv.debug ? "small" : "large"
   zone_map  = { for z in hv.zones : z => upper(z) if z != "b" }
   nothing   = null
+  items     = [{ name = "a", port = 80 }, { name = "b" }]
+  item_port = [for i in hv.items : try(i.port, 8080)]
+  has_port  = { for i in hv.items : i.name => can(i.port) }
+  grouped   = { for k, v in { x = 1, y = 2, z = 1 } : v => k... if can(v) }
 }

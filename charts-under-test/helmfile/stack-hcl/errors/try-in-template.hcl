@@ -1,0 +1,4 @@
+values {
+  zones = ["a"]
+  first = "zone-${try(hv.zones[3], "none")}"
+}
