@@ -583,13 +583,13 @@ impl Evaluator<'_> {
         let expr = self.resolve_try(a, &a.expr, ctx, false).map_err(wrap)?;
         let v = expr
             .evaluate(ctx)
-            .map_err(|e| wrap(self.eval_error(a, &e)))?;
+            .map_err(|e| wrap(self.eval_error(a, &e, ctx)))?;
         Ok(sort_objects(v))
     }
 
     /// An evaluation error in hcl's words where we know them (unknown function),
     /// else in hcl-rs's words at the attribute's value.
-    fn eval_error(&self, a: &Attr, e: &hcl::eval::Error) -> HelmfileError {
+    fn eval_error(&self, a: &Attr, e: &hcl::eval::Error, ctx: &Context) -> HelmfileError {
         let f = &self.files[a.file];
         if let hcl::eval::ErrorKind::UndefinedFunc(name) = e.kind() {
             let name = name.to_string();
@@ -601,8 +601,94 @@ impl Evaluator<'_> {
                 &format!("There is no function named {name:?}."),
             );
         }
-        let msg = e.kind().to_string();
-        err(format!("{}: {msg}", range_str(f, &a.value_span)))
+        use hcl::eval::ErrorKind as K;
+        // hclsyntax's words for the common failures, at the part of the value they
+        // are about when the source shows it; the rest keeps hcl-rs's wording.
+        let (pattern, summary, detail) = match e.kind() {
+            K::NoSuchKey(key) => (
+                format!(r"\.\s*{}\b", regex::escape(key)),
+                "Unsupported attribute".to_string(),
+                format!("This object does not have an attribute named {key:?}."),
+            ),
+            K::Index(i) => (
+                format!(r"\[\s*{i}\s*\]"),
+                "Invalid index".to_string(),
+                format!(
+                    "The given key does not identify an element in this collection value{}.",
+                    if self.indexed_len(a, *i, ctx) == Some(*i) {
+                        // hcl adds this only when the index is the length exactly.
+                        ": the given index is greater than or equal to the length of the collection"
+                    } else {
+                        ""
+                    }
+                ),
+            ),
+            K::UndefinedVar(v) if v.as_str() == "local" => (
+                r"\blocal\s*(\.\s*[\w-]+)".to_string(),
+                "Attempt to get attribute from null value".to_string(),
+                "This value is null, so it does not have any attributes.".to_string(),
+            ),
+            K::UndefinedVar(v) => (
+                format!(r"\b({})\b", regex::escape(v.as_str())),
+                "Unknown variable".to_string(),
+                format!("There is no variable named {:?}.", v.as_str()),
+            ),
+            K::Unexpected(_, "an object") => (
+                match e.expr() {
+                    Some(Expression::Traversal(tr)) => tr
+                        .operators
+                        .iter()
+                        .rev()
+                        .find_map(|op| match op {
+                            TraversalOperator::GetAttr(id) => {
+                                Some(format!(r"\.\s*{}\b", regex::escape(id.as_str())))
+                            }
+                            _ => None,
+                        })
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                },
+                "Unsupported attribute".to_string(),
+                "This value does not have any attributes.".to_string(),
+            ),
+            K::Unexpected(_, "a boolean") => (
+                String::new(),
+                "Incorrect condition type".to_string(),
+                "The condition expression must be of type bool.".to_string(),
+            ),
+            other => {
+                return err(format!("{}: {other}", range_str(f, &a.value_span)));
+            }
+        };
+        let span = self.find_span(a, &pattern).unwrap_or(a.value_span.clone());
+        diag(f, &span, &summary, &detail)
+    }
+
+    /// The length of the collection indexed by `[i]` in the attribute's value, when
+    /// it is a plain traversal (`hv.list[i]`) that can be evaluated again.
+    fn indexed_len(&self, a: &Attr, i: usize, ctx: &Context) -> Option<usize> {
+        let f = &self.files[a.file];
+        let src = f.text.get(a.value_span.clone())?;
+        let re = regex::Regex::new(&format!(r"([\w][\w.-]*)\s*\[\s*{i}\s*\]")).ok()?;
+        let prefix = re.captures(src)?.get(1)?.as_str();
+        let expr: Expression = prefix.parse().ok()?;
+        match expr.evaluate(ctx).ok()? {
+            hcl::Value::Array(l) => Some(l.len()),
+            _ => None,
+        }
+    }
+
+    /// The first match of `pattern` in the attribute's value (its group 1 when it
+    /// has one), as a span of the file.
+    fn find_span(&self, a: &Attr, pattern: &str) -> Option<std::ops::Range<usize>> {
+        if pattern.is_empty() {
+            return None;
+        }
+        let f = &self.files[a.file];
+        let src = f.text.get(a.value_span.clone())?;
+        let caps = regex::Regex::new(pattern).ok()?.captures(src)?;
+        let m = caps.get(1).or_else(|| caps.get(0))?;
+        Some(a.value_span.start + m.start()..a.value_span.start + m.end())
     }
 
     /// Where `name(` is called in the attribute's value (the name, or the name and
@@ -633,7 +719,7 @@ impl Evaluator<'_> {
         let ev = |e: &Expression, c: &Context| -> Result<hcl::Value> {
             self.resolve_try(a, e, c, false)?
                 .evaluate(c)
-                .map_err(|e| self.eval_error(a, &e))
+                .map_err(|e| self.eval_error(a, &e, c))
         };
         let items: Vec<(hcl::Value, hcl::Value)> = match ev(&fe.collection_expr, ctx)? {
             hcl::Value::Array(l) => l
@@ -763,9 +849,19 @@ impl Evaluator<'_> {
                 }
                 let mut failures = Vec::new();
                 for arg in &c.args {
-                    match r(arg)
-                        .and_then(|x| x.evaluate(ctx).map_err(|e| err(e.kind().to_string())))
-                    {
+                    match r(arg).and_then(|x| {
+                        x.evaluate(ctx).map_err(|e| {
+                            // hcl lists each failure as "Summary (at range)\n  Detail".
+                            let d = self.eval_error(a, &e, ctx).message;
+                            let (range, rest) = d.split_once(": ").unwrap_or(("", &d));
+                            match rest.split_once("; ") {
+                                Some((summary, detail)) => {
+                                    err(format!("{summary} (at {range})\n  {detail}"))
+                                }
+                                None => err(rest.to_string()),
+                            }
+                        })
+                    }) {
                         Ok(v) if fname == "try" => return Ok(v.into()),
                         Ok(_) => return Ok(Expression::Bool(true)),
                         Err(e) => failures.push(e.message),
