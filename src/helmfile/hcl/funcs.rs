@@ -231,6 +231,12 @@ fn parseint(a: FuncArgs) -> Result<Value, String> {
     if !(2..=62).contains(&base) {
         return Err("base must be a whole number between 2 and 62 inclusive".into());
     }
+    if base > 36 {
+        // cty accepts up to 62 (digits, then a-z, then A-Z); not written yet.
+        return Err(format!(
+            "stackproof does not parse base {base} integers yet"
+        ));
+    }
     let (neg, digits) = match text.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, text.strip_prefix('+').unwrap_or(&text)),
@@ -355,7 +361,11 @@ fn substr(a: FuncArgs) -> Result<Value, String> {
 }
 fn indent(a: FuncArgs) -> Result<Value, String> {
     arity(&a, 2)?;
-    let pad = " ".repeat(n(&a, 0)?.max(0.0) as usize);
+    let width = n(&a, 0)?.max(0.0);
+    if width > 65536.0 {
+        return Err("the number of spaces is too large".into());
+    }
+    let pad = " ".repeat(width as usize);
     let text = s(&a, 1)?;
     Ok(Value::String(text.replace('\n', &format!("\n{pad}"))))
 }
@@ -428,6 +438,14 @@ fn format_with(spec: &str, args: &[Value]) -> Result<String, String> {
             }
         }
         let verb = chars.next().ok_or("unterminated format verb")?;
+        let too_wide = |d: &str| {
+            d.trim_start_matches('.')
+                .parse::<u32>()
+                .map_or(!d.trim_start_matches('.').is_empty(), |w| w > 65536)
+        };
+        if too_wide(&width) || too_wide(&prec) {
+            return Err("format width or precision too large".into());
+        }
         if verb == '%' {
             out.push('%');
             continue;
@@ -662,7 +680,7 @@ fn chunklist(a: FuncArgs) -> Result<Value, String> {
     if size < 0.0 {
         return Err("the size argument must be positive".into());
     }
-    if size == 0.0 {
+    if size < 1.0 {
         return Ok(Value::Array(vec![Value::Array(l)]));
     }
     Ok(Value::Array(
@@ -1190,7 +1208,9 @@ fn timeadd(a: FuncArgs) -> Result<Value, String> {
     let t = timestamp(&a, 0)?;
     let secs = go_duration(&s(&a, 1)?)?;
     let d = chrono::Duration::nanoseconds((secs * 1e9).round() as i64);
-    let r = t + d;
+    let r = t
+        .checked_add_signed(d)
+        .ok_or("the resulting timestamp is out of range")?;
     let text = if r.offset().local_minus_utc() == 0 {
         r.format("%Y-%m-%dT%H:%M:%SZ").to_string()
     } else {
