@@ -180,8 +180,8 @@ fn parse_files(files: &[HclFile]) -> Result<Parsed> {
             .at(&f.path, loc.line())
         })?;
         check_redefined(f, &body)?;
+        check_schema(f, &body)?;
         let mut file_locals: Option<BTreeMap<String, Attr>> = None;
-        let mut locals_blocks = 0;
         for s in body.iter() {
             let block = match s {
                 Structure::Attribute(a) => {
@@ -213,15 +213,6 @@ fn parse_files(files: &[HclFile]) -> Result<Parsed> {
                     &format!("Extraneous label for {kind}"),
                     &format!("No labels are expected for {kind} blocks."),
                 ));
-            }
-            if kind == "locals" {
-                locals_blocks += 1;
-                if locals_blocks > 1 {
-                    return Err(err(format!(
-                        "{}: A file can only support exactly 1 `locals` block; ",
-                        range_str(f, &span_of(&block.ident))
-                    )));
-                }
             }
             let mut attrs = BTreeMap::new();
             for s in block.body.iter() {
@@ -272,6 +263,59 @@ fn parse_files(files: &[HclFile]) -> Result<Parsed> {
         locals.push(file_locals.unwrap_or_default());
     }
     Ok(Parsed { values, locals })
+}
+
+/// The file-level checks helmfile makes before reading any block: the schema (only
+/// `values` and `locals` blocks, unlabelled), then at most one `locals` block, which
+/// hcl reports at the file's first block.
+fn check_schema(f: &HclFile, body: &Body) -> Result<()> {
+    let mut first = None;
+    let mut locals = 0;
+    for s in body.iter() {
+        let block = match s {
+            Structure::Attribute(a) => {
+                return Err(diag(
+                    f,
+                    &span_of(&a.key),
+                    "Unsupported argument",
+                    &format!(
+                        "An argument named {:?} is not expected here.",
+                        a.key.as_str()
+                    ),
+                ))
+            }
+            Structure::Block(b) => b,
+        };
+        let kind = block.ident.as_str();
+        if kind != "values" && kind != "locals" {
+            return Err(diag(
+                f,
+                &span_of(&block.ident),
+                "Unsupported block type",
+                &format!("Blocks of type {kind:?} are not expected here."),
+            ));
+        }
+        if let Some(l) = block.labels.first() {
+            return Err(diag(
+                f,
+                &span_of(l),
+                &format!("Extraneous label for {kind}"),
+                &format!("No labels are expected for {kind} blocks."),
+            ));
+        }
+        first.get_or_insert_with(|| span_of(&block.ident));
+        locals += usize::from(kind == "locals");
+    }
+    if locals > 1 {
+        let span = first.unwrap_or(0..0);
+        let (line, _) = pos(&f.text, span.start);
+        return Err(err(format!(
+            "{}: A file can only support exactly 1 `locals` block; ",
+            range_str(f, &span)
+        ))
+        .at(&f.path, line));
+    }
+    Ok(())
 }
 
 /// hcl-edit refuses an attribute set twice while parsing, at the second one; this
@@ -1067,6 +1111,16 @@ pub fn render(files: &[HclFile]) -> Result<Map> {
         }
         let v = ev.eval(a, &ctx)?;
         vals.insert(name, v);
+    }
+    if vals.is_empty() {
+        // helmfile 0.166 crashes here ("panic: unknown type implementation": it
+        // marshals a `hv` that was never set); a stack that crashes helmfile fails.
+        let f = &files[0];
+        return Err(err(format!(
+            "{}: no `values` attribute is defined in the HCL files of this environment, which helmfile 0.166 crashes on (panic: unknown type implementation)",
+            f.path
+        ))
+        .at(&f.path, 1));
     }
     let out = Map::new();
     for (k, v) in &vals {
