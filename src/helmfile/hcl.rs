@@ -183,37 +183,9 @@ fn parse_files(files: &[HclFile]) -> Result<Parsed> {
         check_schema(f, &body)?;
         let mut file_locals: Option<BTreeMap<String, Attr>> = None;
         for s in body.iter() {
-            let block = match s {
-                Structure::Attribute(a) => {
-                    return Err(diag(
-                        f,
-                        &span_of(&a.key),
-                        "Unsupported argument",
-                        &format!(
-                            "An argument named {:?} is not expected here.",
-                            a.key.as_str()
-                        ),
-                    ))
-                }
-                Structure::Block(b) => b,
-            };
+            // `check_schema` let only unlabelled `values` and `locals` blocks through.
+            let Structure::Block(block) = s else { continue };
             let kind = block.ident.as_str();
-            if kind != "values" && kind != "locals" {
-                return Err(diag(
-                    f,
-                    &span_of(&block.ident),
-                    "Unsupported block type",
-                    &format!("Blocks of type {kind:?} are not expected here."),
-                ));
-            }
-            if let Some(l) = block.labels.first() {
-                return Err(diag(
-                    f,
-                    &span_of(l),
-                    &format!("Extraneous label for {kind}"),
-                    &format!("No labels are expected for {kind} blocks."),
-                ));
-            }
             let mut attrs = BTreeMap::new();
             for s in block.body.iter() {
                 match s {
