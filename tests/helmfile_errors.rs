@@ -323,7 +323,7 @@ fn hcl_errors_are_located() {
         (
             "try-in-template",
             "try-in-template.hcl:3",
-            "stackproof does not evaluate try() or can() inside a string template yet",
+            "stackproof does not evaluate try() or can() inside a %{for} template body yet.",
         ),
         (
             "bad-arg",

@@ -15,8 +15,8 @@
 //! go-cty stdlib) is ours, in [`funcs`]. `try` and `can` need their arguments
 //! unevaluated, which `hcl-rs` functions never see, so they are evaluated here before
 //! the rest of the expression (see [`Evaluator::resolve_try`]), as are `for`
-//! expressions that call them; inside a string template (`"${try(...)}"`) they are
-//! refused with a message saying so.
+//! expressions that call them, and string templates are written back with their
+//! results; inside a `%{for}` template body they are refused with a message saying so.
 
 mod funcs;
 
@@ -833,6 +833,75 @@ impl Evaluator<'_> {
         Ok(v.into())
     }
 
+    /// A string template whose interpolations call `try`/`can`: those are decided
+    /// here and the template written back with their results. In a `%{for}` body
+    /// the loop variables are not known here, so there they are refused.
+    fn template_try(
+        &self,
+        a: &Attr,
+        te: &hcl::expr::TemplateExpr,
+        ctx: &Context,
+    ) -> Result<Expression> {
+        let f = &self.files[a.file];
+        let refuse = |name: &str| {
+            diag(
+                f,
+                &self.call_span(a, name, true),
+                "Unsupported expression",
+                "stackproof does not evaluate try() or can() inside a %{for} template body yet.",
+            )
+        };
+        let mut tpl = Template::from_expr(te)
+            .map_err(|e| err(format!("{}: {e}", range_str(f, &a.value_span))))?;
+        self.template_elements_try(a, &mut tpl, ctx, &refuse)?;
+        let text = tpl.to_string();
+        Ok(Expression::TemplateExpr(Box::new(match te {
+            hcl::expr::TemplateExpr::QuotedString(_) => hcl::expr::TemplateExpr::QuotedString(text),
+            hcl::expr::TemplateExpr::Heredoc(h) => {
+                let mut h = h.clone();
+                h.template = text;
+                hcl::expr::TemplateExpr::Heredoc(h)
+            }
+        })))
+    }
+
+    fn template_elements_try(
+        &self,
+        a: &Attr,
+        tpl: &mut Template,
+        ctx: &Context,
+        refuse: &dyn Fn(&str) -> HelmfileError,
+    ) -> Result<()> {
+        for el in tpl.elements_mut() {
+            match el {
+                Element::Literal(_) => {}
+                Element::Interpolation(i) => i.expr = self.resolve_try(a, &i.expr, ctx, false)?,
+                Element::Directive(d) => match d.as_mut() {
+                    Directive::If(d) => {
+                        d.cond_expr = self.resolve_try(a, &d.cond_expr, ctx, false)?;
+                        self.template_elements_try(a, &mut d.true_template, ctx, refuse)?;
+                        if let Some(f) = &mut d.false_template {
+                            self.template_elements_try(a, f, ctx, refuse)?;
+                        }
+                    }
+                    Directive::For(d) => {
+                        d.collection_expr = self.resolve_try(a, &d.collection_expr, ctx, false)?;
+                        let body = d.template.to_string();
+                        if calls_try(&body) {
+                            let name = if calls_try_named(&body, "try") {
+                                "try"
+                            } else {
+                                "can"
+                            };
+                            return Err(refuse(name));
+                        }
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+
     /// Replaces each `try(...)` / `can(...)` by its result: hcl-rs evaluates function
     /// arguments eagerly, so these two are decided here, with the variables the
     /// attribute sees. Inside a `for` expression the loop variables are not known
@@ -946,18 +1015,7 @@ impl Evaluator<'_> {
             // hcl-rs evaluates a template's calls with their arguments first, so a
             // `try` there would fail on the very error it should catch.
             Expression::TemplateExpr(te) if calls_try(&te.to_string()) => {
-                let f = &self.files[a.file];
-                let name = if calls_try_named(&te.to_string(), "try") {
-                    "try"
-                } else {
-                    "can"
-                };
-                return Err(diag(
-                    f,
-                    &self.call_span(a, name, true),
-                    "Unsupported expression",
-                    "stackproof does not evaluate try() or can() inside a string template yet.",
-                ));
+                self.template_try(a, te, ctx)?
             }
             Expression::ForExpr(fe) if !in_for && has_try(fe) => self.eval_for(a, fe, ctx)?,
             Expression::ForExpr(fe) => {

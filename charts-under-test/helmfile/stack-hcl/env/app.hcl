@@ -31,4 +31,10 @@ values {
   item_port = [for i in hv.items : try(i.port, 8080)]
   has_port  = { for i in hv.items : i.name => can(i.port) }
   grouped   = { for k, v in { x = 1, y = 2, z = 1 } : v => k... if can(v) }
+  described = "zone-${try(hv.zones[3], "none")}, $${literal} %%{literal}, ${can(hv.zones[0])}"
+  report    = <<-EOT
+    first: ${try(hv.zones[0], "?")}
+    %{ if can(hv.zones[0]) }has zones%{ else }no zones%{ endif }
+    %{ for z in try(hv.zones, []) }[${z}]%{ endfor }
+  EOT
 }

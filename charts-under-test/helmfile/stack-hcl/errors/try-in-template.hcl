@@ -1,4 +1,4 @@
 values {
   zones = ["a"]
-  first = "zone-${try(hv.zones[3], "none")}"
+  names = "%{ for z in hv.zones }${try(z.name, z)} %{ endfor }"
 }
