@@ -25,16 +25,20 @@ fn stack_dir() -> PathBuf {
 /// Runs `helmfile <args>` in the error stack; returns the exit code and what the
 /// command prints on failure (helmfile's message, then our location lines).
 fn run(args: &str) -> (i32, String) {
+    run_in(&stack_dir(), args)
+}
+
+fn run_in(dir: &Path, args: &str) -> (i32, String) {
     let mut argv = vec!["helmfile".to_string()];
     argv.extend(args.split_whitespace().map(String::from));
     let parsed = Wrapper::try_parse_from(&argv).unwrap_or_else(|e| panic!("{args}: {e}"));
-    let input = input_from_args(&parsed.args, &stack_dir(), BTreeMap::new())
+    let input = input_from_args(&parsed.args, dir, BTreeMap::new())
         .unwrap_or_else(|e| panic!("{args}: {e}"));
     let out = render_stack(&input);
     let text = match &out.error {
         Some(e) => {
             let mut lines = vec![e.message.clone()];
-            lines.extend(e.detail_lines(&stack_dir()));
+            lines.extend(e.detail_lines(dir));
             lines.join("\n")
         }
         None => String::new(),
@@ -287,4 +291,58 @@ fn remote_values_files_are_refused() {
             "{cmd}: {text}"
         );
     }
+}
+
+/// HCL environment values errors point at the `.hcl` file and line, also those whose
+/// helmfile message names no file (DAG errors) and those stackproof words itself
+/// (syntax errors, evaluation errors of hcl-rs, what it does not evaluate yet).
+#[test]
+fn hcl_errors_are_located() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("charts-under-test/helmfile/stack-hcl/errors");
+    let cases = [
+        ("syntax", "syntax.hcl:2", "syntax.hcl:2,10: syntax error: "),
+        (
+            "duplicate",
+            "duplicate.hcl:7",
+            "Duplicate helmfile_vars definition",
+        ),
+        ("cycle", "cycle.hcl:2", "cycle detected: a -> c -> b -> a"),
+        (
+            "unknown-ref",
+            "unknown-ref.hcl:3",
+            "depend(s) on undefined vars \"nope\"",
+        ),
+        (
+            "unknown-func",
+            "unknown-func.hcl:3",
+            "There is no function named \"frobnicate\".",
+        ),
+        ("redefined", "redefined.hcl:3", "Attribute redefined"),
+        ("toplevel", "toplevel.hcl:1", "Unsupported argument"),
+        (
+            "try-in-template",
+            "try-in-template.hcl:3",
+            "stackproof does not evaluate try() or can() inside a %{for} template body yet.",
+        ),
+        (
+            "bad-arg",
+            "bad-arg.hcl:3",
+            "error when trying to evaluate variable b : bad-arg.hcl:3,7-20: error calling function `upper`: argument 1: a string is required, got [1]",
+        ),
+        (
+            "type-error",
+            "type-error.hcl:4",
+            "error when trying to evaluate variable b : type-error.hcl:4,7-17: ",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, location, message) in cases {
+        let (code, text) = run_in(&dir, &format!("-f {name}.yaml.gotmpl template"));
+        let want = format!("  --> {location}");
+        if code == 0 || !text.lines().any(|l| l == want) || !text.contains(message) {
+            failures.push(format!("{name}: want {want:?} and {message:?} in\n{text}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

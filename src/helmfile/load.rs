@@ -722,6 +722,14 @@ impl Loader<'_> {
                     continue;
                 };
                 for f in files {
+                    if f.ends_with(".hcl") {
+                        // Helmfile decrypts an HCL secrets file and evaluates it
+                        // with the environment's HCL values files, first of them.
+                        self.plain_hcl_secret(&f, &st.cwd)?;
+                        let abs = paths::resolve(&st.cwd, &f);
+                        entries.push(Value::String(abs.to_string_lossy().as_ref().into()));
+                        continue;
+                    }
                     secret_maps.push(self.plain_secret(&f, &st.cwd)?);
                 }
             }
@@ -767,6 +775,22 @@ impl Loader<'_> {
         Ok(new_env)
     }
 
+    /// An HCL secrets file is usable offline only when sops did not encrypt it.
+    fn plain_hcl_secret(&self, f: &str, cwd: &Path) -> Result<()> {
+        let abs = paths::resolve(cwd, f);
+        let text = self.renv.vfs.read_to_string(&abs).map_err(|e| {
+            HelmfileError::new(ErrorKind::File, e.to_string()).with_file(abs.clone())
+        })?;
+        if text.contains("ENC[") || text.lines().any(|l| l.trim_start().starts_with("sops")) {
+            return Err(HelmfileError::new(
+                ErrorKind::Other,
+                format!("secrets file \"{f}\" is encrypted: decrypting secrets (helm secrets / sops) is not available offline"),
+            )
+            .with_file(abs));
+        }
+        Ok(())
+    }
+
     /// Environment secrets need `helm secrets` to decrypt; offline, only files that
     /// are not encrypted (no `sops:` metadata) can be used, as plain values.
     fn plain_secret(&self, f: &str, cwd: &Path) -> Result<Map> {
@@ -802,6 +826,9 @@ impl Loader<'_> {
         cwd: &Path,
     ) -> Result<Map> {
         let result = Map::new();
+        // Helmfile evaluates every `.hcl` file of the list together, after the
+        // others, and merges that last (`hcllang`, see `super::hcl`).
+        let mut hcl_files = Vec::new();
         for entry in entries {
             match entry {
                 Value::String(p) => {
@@ -817,6 +844,18 @@ impl Loader<'_> {
                         continue;
                     };
                     for f in files {
+                        if f.ends_with(".hcl") {
+                            let abs = paths::resolve(cwd, &f);
+                            let text = self.renv.vfs.read_to_string(&abs).map_err(|e| {
+                                HelmfileError::new(
+                                    ErrorKind::File,
+                                    format!("{}: {e}; could not read file", f),
+                                )
+                                .with_file(abs.clone())
+                            })?;
+                            hcl_files.push(super::hcl::HclFile { path: f, text });
+                            continue;
+                        }
                         let env = ctx_env
                             .cloned()
                             .unwrap_or_else(|| Environment::new(&self.env_name));
@@ -848,6 +887,17 @@ impl Loader<'_> {
                     )))
                 }
             }
+        }
+        if !hcl_files.is_empty() {
+            let m = super::hcl::render(&hcl_files).map_err(|e| match e.file.clone() {
+                Some(f) if f.is_relative() => {
+                    let mut e = e;
+                    e.file = Some(cwd.join(f));
+                    e
+                }
+                _ => e,
+            })?;
+            merge_override(&result, &m);
         }
         Ok(result)
     }

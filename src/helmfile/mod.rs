@@ -10,7 +10,7 @@
 //!
 //! Module map, in pipeline order: `paths` (Go path strings), `ynode` + `spec` (the
 //! state schema and its strict decoding), `setvals` (`--state-values-set`), `env`
-//! (environments and template data), `tmpl` (the template context), `load` (state
+//! (environments and template data), `hcl` (HCL environment values files), `tmpl` (the template context), `load` (state
 //! files: parts, two-pass rendering, bases, environment values), `release`
 //! (inheritance, release templating, conditions, needs), `values` (values files and
 //! `write-values` merging), `dag` (needs ordering), `selector`, `charts` (offline
@@ -25,6 +25,7 @@ pub mod depbuild;
 pub mod env;
 pub mod error;
 pub mod gomerge;
+pub mod hcl;
 pub mod list;
 pub mod load;
 pub mod model;

@@ -1,0 +1,4 @@
+values {
+  zones = ["a", "b"]
+  third = hv.zones[2]
+}

@@ -1,0 +1,8 @@
+values {
+  region = "a"
+}
+
+values {
+  zone = "b"
+  region = "c"
+}

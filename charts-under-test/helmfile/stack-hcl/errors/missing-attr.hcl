@@ -1,0 +1,4 @@
+values {
+  service = { port = 80 }
+  target  = hv.service.name
+}

@@ -1,0 +1,7 @@
+locals {
+  team = "core"
+}
+
+values {
+  owner = local.owner
+}

@@ -1,0 +1,5 @@
+values {
+  a = 1
+
+  b = hv.a + "x"
+}

@@ -1,0 +1,4 @@
+values {
+  a = 1
+  b = hv.nope + 1
+}
