@@ -657,6 +657,15 @@ impl<'a> Runner<'a> {
                 })?;
             }
             self.prepare_charts(&mut st)?;
+            // The versions the lock file pinned are the releases' versions from
+            // here on, in the model too.
+            for (rr, r) in self.out.states[index]
+                .releases
+                .iter_mut()
+                .zip(&st.spec.releases)
+            {
+                rr.version = r.version.clone();
+            }
         }
         match self.input.command.clone() {
             Command::List { .. } => self.converge_list(&mut st, index),
@@ -676,6 +685,13 @@ impl<'a> Runner<'a> {
     /// (`helm dependency build`, done in memory), so a broken `file://` dependency
     /// fails them before any release renders.
     fn prepare_charts(&self, st: &mut HelmState) -> Result<()> {
+        // `ResolveDeps` comes first: repository charts take their locked versions.
+        super::lockfile::apply_locked_versions(st, &self.input.render.vfs).map_err(|e| {
+            HelmfileError {
+                message: format!("[{}]", e.message),
+                ..e
+            }
+        })?;
         // Builds of earlier states are on disk when this state renders.
         st.built_charts = self.built_charts.borrow().clone();
         // `template` reports a bad selector as an error list, as its own selection

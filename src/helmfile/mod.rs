@@ -28,6 +28,7 @@ pub mod gomerge;
 pub mod hcl;
 pub mod list;
 pub mod load;
+pub mod lockfile;
 pub mod model;
 pub mod output;
 pub mod paths;
