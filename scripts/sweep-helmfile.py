@@ -15,10 +15,14 @@ network, kustomize or a post-renderer fail for the real helmfile or for stackpro
 for those reasons; they are counted, and each case that is not `same` gets a file
 under OUT with both stderrs and the stdout diff.
 
+With --each-environment, every environment a state names (other than `default`)
+is also run with `-e NAME`.
+
 Usage: scripts/sweep-helmfile.py --src SRC [--work WORK] [--out OUT] [--filter TEXT]
+           [--each-environment]
 Needs STACKPROOF_ORACLES (folder with `helmfile-v0.166.0` and `helm-v3.15.3`) and a
 stackproof binary (STACKPROOF_BIN, default target/release/stackproof)."""
-import argparse, difflib, glob, os, shutil, subprocess, sys, tempfile
+import argparse, difflib, glob, os, re, shutil, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SP = os.environ.get("STACKPROOF_BIN", os.path.join(ROOT, "target/release/stackproof"))
@@ -58,6 +62,21 @@ def states(work):
     return found
 
 
+def environments(state):
+    """The environment names a state (or a helmfile.d's files) declares, crudely:
+    the two-space-indented keys under a top-level `environments:`."""
+    paths = [state] if os.path.isfile(state) else sorted(glob.glob(state + "/*"))
+    names = set()
+    for p in paths:
+        try:
+            text = open(p, errors="replace").read()
+        except OSError:
+            continue
+        for m in re.finditer(r"^environments:\n((?:[ \t].*\n|\n)+)", text, re.M):
+            names |= set(re.findall(r"^  ([A-Za-z0-9_.-]+):", m.group(1), re.M))
+    return sorted(names - {"default"})
+
+
 def error_lines(stderr):
     return [l for l in stderr.splitlines() if l.strip() and not l.startswith(PROGRESS)]
 
@@ -95,6 +114,7 @@ def main():
     ap.add_argument("--work", default=tempfile.mkdtemp(prefix="sweep-helmfile-work-"))
     ap.add_argument("--out", default=tempfile.mkdtemp(prefix="sweep-helmfile-out-"))
     ap.add_argument("--filter", default="")
+    ap.add_argument("--each-environment", action="store_true")
     a = ap.parse_args()
     for tool in (HELMFILE, HELM, SP):
         if not os.access(tool, os.X_OK):
@@ -110,25 +130,29 @@ def main():
         if a.filter not in rel:
             continue
         cwd, name = os.path.dirname(state), os.path.basename(state)
-        for cmd, args in COMMANDS.items():
+        envs = [None] + (environments(state) if a.each_environment else [])
+        for env_name, (cmd, args) in [(e, c) for e in envs for c in COMMANDS.items()]:
+            flags = ["-e", env_name] if env_name else []
+            label = cmd if env_name is None else f"{cmd} -e {env_name}"
             try:
-                real = run([HELMFILE, "--helm-binary", HELM, "-f", name] + args, cwd, env, out_dir)
+                real = run([HELMFILE, "--helm-binary", HELM] + flags + ["-f", name] + args, cwd, env, out_dir)
             except subprocess.TimeoutExpired:
-                outcomes.setdefault("helmfile-timeout", []).append((rel, cmd))
+                outcomes.setdefault("helmfile-timeout", []).append((rel, label))
                 continue
             # Helmfile runs the programs a stack names (exec, postRenderer); so do we here.
-            ours = run([SP, "helmfile", "--allow-exec", "-f", name] + args, cwd, env, out_dir)
+            ours = run([SP, "helmfile", "--allow-exec"] + flags + ["-f", name] + args, cwd, env, out_dir)
             kind = compare(real, ours)
-            outcomes.setdefault(kind, []).append((rel, cmd))
+            outcomes.setdefault(kind, []).append((rel, label))
             if kind != "same":
-                with open(os.path.join(a.out, rel.replace("/", "_") + "." + cmd + ".txt"), "w") as f:
+                tag = label.replace(" ", "_")
+                with open(os.path.join(a.out, rel.replace("/", "_") + "." + tag + ".txt"), "w") as f:
                     f.write(f"{kind}\n== helmfile exit {real.returncode}\n{real.stderr}\n"
                             f"== stackproof exit {ours.returncode}\n{ours.stderr}\n")
                     f.writelines(difflib.unified_diff(real.stdout.splitlines(True),
                                                       ours.stdout.splitlines(True),
                                                       "helmfile", "stackproof"))
     for kind in sorted(outcomes):
-        per = {c: sum(1 for _, k in outcomes[kind] if k == c) for c in COMMANDS}
+        per = {c: sum(1 for _, k in outcomes[kind] if k.split()[0] == c) for c in COMMANDS}
         print(f"{kind}: {len(outcomes[kind])} (" + ", ".join(f"{c} {n}" for c, n in per.items()) + ")")
     for kind in sorted(outcomes):
         if kind not in ("same", "both-fail-same"):
