@@ -53,6 +53,9 @@ impl PostRenderer {
     /// Helm's text after `error while running post render on files: `.
     pub fn run(&self, manifests: &str) -> Result<String, String> {
         let shown = self.program.display();
+        let failed = |stderr: &str, why: String| {
+            format!("error while running command {shown}. error output:\n{stderr}: {why}")
+        };
         let child = Command::new(&self.program)
             .args(&self.args)
             .stdin(Stdio::piped())
@@ -61,12 +64,7 @@ impl PostRenderer {
             .spawn();
         let mut child = match child {
             Ok(c) => c,
-            Err(e) => {
-                return Err(format!(
-                    "error while running command {shown}. error output:\n: {}",
-                    io_text(&e)
-                ))
-            }
+            Err(e) => return Err(failed("", io_text(&e))),
         };
         // Written from a thread, as Helm does from a goroutine: a program that
         // prints before it has read everything would otherwise fill its stdout
@@ -81,17 +79,11 @@ impl PostRenderer {
         });
         let out = child.wait_with_output();
         let _ = writer.join();
-        let out = out.map_err(|e| {
-            format!(
-                "error while running command {shown}. error output:\n: {}",
-                io_text(&e)
-            )
-        })?;
+        let out = out.map_err(|e| failed("", io_text(&e)))?;
         if !out.status.success() {
-            return Err(format!(
-                "error while running command {shown}. error output:\n{}: {}",
-                String::from_utf8_lossy(&out.stderr),
-                exit_text(&out.status)
+            return Err(failed(
+                &String::from_utf8_lossy(&out.stderr),
+                exit_text(&out.status),
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())

@@ -459,7 +459,6 @@ pub fn run(args: HelmfileArgs) -> i32 {
 /// run already wrote for the same template, or for a hook to any file already
 /// there (as Helm decides).
 fn write_release_files(files: &crate::helmfile::ReleaseFiles) -> Result<(), String> {
-    use std::io::Write;
     let at = |p: &str| files.base.join(p);
     std::fs::create_dir_all(at(&files.dir))
         .map_err(|e| format!("mkdir {}: {}", files.dir, crate::source::go_errno_text(&e)))?;
@@ -471,22 +470,7 @@ fn write_release_files(files: &crate::helmfile::ReleaseFiles) -> Result<(), Stri
         } else {
             written.contains(&w.source)
         };
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| {
-                format!(
-                    "mkdir {}: {}",
-                    parent.display(),
-                    crate::source::go_errno_text(&e)
-                )
-            })?;
-        }
-        let file = if append {
-            std::fs::OpenOptions::new().append(true).open(&path)
-        } else {
-            std::fs::File::create(&path)
-        };
-        file.and_then(|mut f| f.write_all(w.text().as_bytes()))
-            .map_err(|e| format!("open {}: {}", w.path, crate::source::go_errno_text(&e)))?;
+        super::template::write_file(&path, &w.path, &w.text(), append)?;
         written.insert(w.source.clone());
     }
     Ok(())

@@ -1004,7 +1004,7 @@ fn write_output_dir(rendered: &Rendered, c: &Checked, dir: &str) -> Result<Strin
         } else {
             written.contains(&w.source)
         };
-        write_file(&w.path, &w.text(), append).map_err(|e| {
+        write_file(Path::new(&w.path), &w.path, &w.text(), append).map_err(|e| {
             // A failed write of a regular manifest happens inside Helm's render
             // (so it gets the `--debug` hint); a hook's, in the command after it.
             let mut err = ChartError::new(if w.hook { Phase::Output } else { Phase::Render }, e);
@@ -1022,9 +1022,9 @@ fn write_output_dir(rendered: &Rendered, c: &Checked, dir: &str) -> Result<Strin
 }
 
 /// Creates (or appends to) one output file, making its directory first; errors
-/// read like Go's (`open PATH: permission denied`).
-fn write_file(path: &str, text: &str, append: bool) -> Result<(), String> {
-    let p = Path::new(path);
+/// read like Go's (`open SHOWN: permission denied`, SHOWN being the path as the
+/// program names it). Also writes `helmfile template --output-dir`'s files.
+pub(crate) fn write_file(p: &Path, shown: &str, text: &str, append: bool) -> Result<(), String> {
     if let Some(parent) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| {
             format!(
@@ -1040,5 +1040,5 @@ fn write_file(path: &str, text: &str, append: bool) -> Result<(), String> {
         std::fs::File::create(p)
     };
     file.and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("open {path}: {}", crate::source::go_errno_text(&e)))
+        .map_err(|e| format!("open {shown}: {}", crate::source::go_errno_text(&e)))
 }

@@ -93,6 +93,19 @@ fn flush_heredocs(mut e: hcl::edit::expr::Expression) -> hcl::edit::expr::Expres
     use hcl::edit::template::{Directive as D, Element as El, HeredocTemplate, Template as T};
     use hcl::edit::visit_mut::{visit_heredoc_template_mut, VisitMut};
 
+    /// The bodies of an `%{if}` (both branches) or `%{for}`.
+    fn dedent_directive(d: &mut D, n: usize) {
+        match d {
+            D::If(d) => {
+                dedent_nested(&mut d.if_expr.template, n);
+                if let Some(e) = &mut d.else_expr {
+                    dedent_nested(&mut e.template, n);
+                }
+            }
+            D::For(d) => dedent_nested(&mut d.for_expr.template, n),
+        }
+    }
+
     fn dedent_nested(t: &mut T, n: usize) {
         let mut at_line_start = false;
         for el in t.iter_mut() {
@@ -112,15 +125,7 @@ fn flush_heredocs(mut e: hcl::edit::expr::Expression) -> hcl::edit::expr::Expres
                 }
                 El::Interpolation(_) => at_line_start = false,
                 El::Directive(d) => {
-                    match d.as_mut() {
-                        D::If(d) => {
-                            dedent_nested(&mut d.if_expr.template, n);
-                            if let Some(e) = &mut d.else_expr {
-                                dedent_nested(&mut e.template, n);
-                            }
-                        }
-                        D::For(d) => dedent_nested(&mut d.for_expr.template, n),
-                    }
+                    dedent_directive(d, n);
                     at_line_start = false;
                 }
             }
@@ -133,15 +138,7 @@ fn flush_heredocs(mut e: hcl::edit::expr::Expression) -> hcl::edit::expr::Expres
             if let Some(n) = node.indent() {
                 for el in node.template.iter_mut() {
                     if let El::Directive(d) = el {
-                        match d.as_mut() {
-                            D::If(d) => {
-                                dedent_nested(&mut d.if_expr.template, n);
-                                if let Some(e) = &mut d.else_expr {
-                                    dedent_nested(&mut e.template, n);
-                                }
-                            }
-                            D::For(d) => dedent_nested(&mut d.for_expr.template, n),
-                        }
+                        dedent_directive(d, n);
                     }
                 }
             }

@@ -148,11 +148,14 @@ fn locked_version(
     } else {
         constraint
     };
-    for dep in locked.iter().filter(|d| d.name == chart) {
+    let mut candidates = locked.iter().filter(|d| d.name == chart).peekable();
+    // Helmfile parses the constraint only once it has a locked entry to test.
+    if candidates.peek().is_some() {
         let c = Constraints::parse(constraint, SEMVER)?;
-        let v = Version::parse(&dep.version, SEMVER)?;
-        if c.check(&v) {
-            return Ok(dep.version.clone());
+        for dep in candidates {
+            if c.check(&Version::parse(&dep.version, SEMVER)?) {
+                return Ok(dep.version.clone());
+            }
         }
     }
     Err(format!(

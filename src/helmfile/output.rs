@@ -144,18 +144,16 @@ impl Object for Fields {
     }
 }
 
-/// `GenerateOutputFilePath`: where `write-values` writes a release's values.
-pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>) -> Result<String> {
+/// `.State` of the output path templates: the state file's base name, path,
+/// absolute path and the first 8 hex digits of that path's SHA-1 (all Helmfile
+/// keeps).
+fn state_object(st: &HelmState) -> Value {
     let abs = paths::resolve(&st.cwd, &st.file_path).display().to_string();
-    // Helmfile keeps only the first 8 hex digits of the path's SHA-1.
     let mut sha = sha1_hex(abs.as_bytes());
     sha.truncate(8);
     let ext = paths::ext(&st.file_path);
     let base_name = st.file_path[..st.file_path.len() - ext.len()].to_string();
-    let template = template
-        .filter(|t| !t.is_empty())
-        .unwrap_or("{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml");
-    let state = Fields(
+    Value::object(Fields(
         "state",
         [
             ("BaseName", Value::str(base_name)),
@@ -164,11 +162,18 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
             ("AbsPathSHA1", Value::str(sha)),
         ]
         .into(),
-    );
+    ))
+}
+
+/// `GenerateOutputFilePath`: where `write-values` writes a release's values.
+pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>) -> Result<String> {
+    let template = template
+        .filter(|t| !t.is_empty())
+        .unwrap_or("{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml");
     let data = Fields(
         "struct",
         [
-            ("State", Value::object(state)),
+            ("State", state_object(st)),
             ("Release", Value::object(ReleaseObj(r.clone()))),
             ("Environment", Value::object(EnvObject(st.env.clone()))),
         ]
@@ -203,31 +208,16 @@ pub fn release_output_dir(
     output_dir: &str,
     template: Option<&str>,
 ) -> Result<String> {
-    let abs = paths::resolve(&st.cwd, &st.file_path).display().to_string();
-    let mut sha = sha1_hex(abs.as_bytes());
-    sha.truncate(8);
-    let ext = paths::ext(&st.file_path);
-    let base_name = st.file_path[..st.file_path.len() - ext.len()].to_string();
     // Helmfile builds the default with `filepath.Join`, which leaves the template
     // text as it is here.
     let template = template.filter(|t| !t.is_empty()).unwrap_or(
         "{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name}}",
     );
-    let state = Fields(
-        "state",
-        [
-            ("BaseName", Value::str(base_name)),
-            ("Path", Value::str(st.file_path.as_str())),
-            ("AbsPath", Value::str(abs)),
-            ("AbsPathSHA1", Value::str(sha)),
-        ]
-        .into(),
-    );
     let data = Fields(
         "struct",
         [
             ("OutputDir", Value::str(output_dir)),
-            ("State", Value::object(state)),
+            ("State", state_object(st)),
             ("Release", Value::object(ReleaseObj(r.clone()))),
         ]
         .into(),
