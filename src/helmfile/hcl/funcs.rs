@@ -828,7 +828,7 @@ fn setsubtract(a: FuncArgs) -> Result<Value, String> {
 // ---- JSON -------------------------------------------------------------------
 
 /// Go's `encoding/json` text of a value as cty marshals it: keys sorted, numbers
-/// without a fraction when whole, `<`, `>`, `&` and U+2028/9 escaped.
+/// without a fraction when whole, strings as Go's `json.Marshal` writes them.
 pub fn json(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
@@ -839,22 +839,8 @@ pub fn json(v: &Value) -> String {
             None => n.to_string(),
         },
         Value::String(x) => {
-            let mut out = String::from("\"");
-            for c in x.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                        out.push_str(&format!("\\u{:04x}", c as u32))
-                    }
-                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
+            let mut out = String::new();
+            crate::funcs::codec::yaml::write_json_string(&mut out, x);
             out
         }
         Value::Array(l) => format!("[{}]", l.iter().map(json).collect::<Vec<_>>().join(",")),

@@ -18,7 +18,7 @@ values {
     %{ endfor ~}
   EOT
   summary   = format("%s has %d zones", hv.region, length(hv.zones))
-  json      = jsonencode({ a = 1, b = [true, null], c = "x" })
+  json      = jsonencode({ a = 1, b = [true, null], c = "x\u0008\u000c<\u2028" })
   all_ports = concat(local.ports, [8080])
   tier      = lookup(hv.common_labels, "tier", "none")
   first     = coalesce("", "fallback")

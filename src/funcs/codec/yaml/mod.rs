@@ -64,6 +64,7 @@ mod emitter;
 mod encode;
 mod gofmt;
 mod json;
+pub use json::write_string as write_json_string;
 mod parser;
 mod resolve;
 mod scanner;
