@@ -749,6 +749,26 @@ impl GoRegex {
         out
     }
 
+    /// The groups of the leftmost match, `None` for a group that did not take part
+    /// (Go's FindStringSubmatchIndex, as text).
+    pub fn submatch<'s>(&self, s: &'s str) -> Option<Vec<Option<&'s str>>> {
+        let m = self.exec(s, 0)?;
+        Some(m.iter().map(|g| g.map(|(a, b)| &s[a..b])).collect())
+    }
+
+    /// [`Self::submatch`] of every match (Go's FindAllStringSubmatchIndex, `n` < 0).
+    pub fn submatch_all<'s>(&self, s: &'s str) -> Vec<Vec<Option<&'s str>>> {
+        self.all_matches(s, -1)
+            .into_iter()
+            .map(|m| m.iter().map(|g| g.map(|(a, b)| &s[a..b])).collect())
+            .collect()
+    }
+
+    /// Capture group names by index (index 0 is the whole match); `""` if unnamed.
+    pub fn group_names(&self) -> &[String] {
+        &self.names
+    }
+
     /// Go's FindStringSubmatch: the groups of the leftmost match (`""` for groups
     /// that did not participate).
     pub fn captures<'s>(&self, s: &'s str) -> Option<Vec<&'s str>> {

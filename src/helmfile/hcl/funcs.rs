@@ -5,6 +5,7 @@
 //!
 //! One function and one [`TABLE`] line each.
 
+use crate::funcs::regex::GoRegex;
 use hcl::eval::{Context, FuncArgs, FuncDef, ParamType};
 use hcl::{Map, Number, Value};
 
@@ -545,32 +546,39 @@ fn formatlist(a: FuncArgs) -> Result<Value, String> {
 
 /// One match of `regex`: the match without groups, a list of groups, or an object
 /// of named groups; unmatched groups are null.
-fn regex_match(re: &regex::Regex, caps: &regex::Captures<'_>) -> Value {
-    let group =
-        |m: Option<regex::Match<'_>>| m.map_or(Value::Null, |m| Value::String(m.as_str().into()));
-    let names: Vec<Option<&str>> = re.capture_names().skip(1).collect();
+fn regex_match(re: &GoRegex, groups: &[Option<&str>]) -> Value {
+    let group = |i: usize| {
+        groups
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or(Value::Null, |m| Value::String(m.into()))
+    };
+    let names = &re.group_names()[1..];
     if names.is_empty() {
-        return group(caps.get(0));
+        return group(0);
     }
-    if names.iter().all(|n| n.is_some()) {
+    if names.iter().all(|n| !n.is_empty()) {
         let mut out = Map::new();
-        for n in names.into_iter().flatten() {
-            out.insert(n.to_string(), group(caps.name(n)));
+        for (i, n) in names.iter().enumerate() {
+            out.insert(n.clone(), group(i + 1));
         }
         return Value::Object(out);
     }
-    Value::Array((1..=names.len()).map(|i| group(caps.get(i))).collect())
+    Value::Array((1..=names.len()).map(group).collect())
 }
-fn compile(a: &FuncArgs) -> Result<regex::Regex, String> {
+/// Go's `regexp.Compile`, failing with cty's words (the syntax error's code and
+/// expression, not Go's whole message).
+fn compile(a: &FuncArgs) -> Result<GoRegex, String> {
     let pat = s(a, 0)?;
-    regex::Regex::new(&pat).map_err(|e| format!("invalid regular expression pattern: {e}"))
+    GoRegex::compile(&pat).map_err(|e| format!("invalid regexp pattern: {} in {}", e.code, e.expr))
 }
 fn regex(a: FuncArgs) -> Result<Value, String> {
     arity(&a, 2)?;
     let re = compile(&a)?;
     let text = s(&a, 1)?;
-    match re.captures(&text) {
-        Some(c) => Ok(regex_match(&re, &c)),
+    match re.submatch(&text) {
+        Some(g) => Ok(regex_match(&re, &g)),
         None => Err("pattern did not match any part of the given string".into()),
     }
 }
@@ -579,8 +587,9 @@ fn regexall(a: FuncArgs) -> Result<Value, String> {
     let re = compile(&a)?;
     let text = s(&a, 1)?;
     Ok(Value::Array(
-        re.captures_iter(&text)
-            .map(|c| regex_match(&re, &c))
+        re.submatch_all(&text)
+            .iter()
+            .map(|g| regex_match(&re, g))
             .collect(),
     ))
 }
