@@ -868,28 +868,12 @@ fn jsonencode(a: FuncArgs) -> Result<Value, String> {
     arity(&a, 1)?;
     Ok(Value::String(json(&a[0])))
 }
-fn from_json(v: serde_json::Value) -> Result<Value, String> {
-    Ok(match v {
-        serde_json::Value::Null => Value::Null,
-        serde_json::Value::Bool(b) => Value::Bool(b),
-        serde_json::Value::Number(x) => num(x.as_f64().unwrap_or(0.0))?,
-        serde_json::Value::String(x) => Value::String(x),
-        serde_json::Value::Array(l) => {
-            Value::Array(l.into_iter().map(from_json).collect::<Result<_, _>>()?)
-        }
-        serde_json::Value::Object(m) => {
-            let mut out = Map::new();
-            for (k, x) in m {
-                out.insert(k, from_json(x)?);
-            }
-            Value::Object(out)
-        }
-    })
-}
+/// cty decodes with Go's `encoding/json` (helmfile 0.166: the classic package).
 fn jsondecode(a: FuncArgs) -> Result<Value, String> {
     arity(&a, 1)?;
-    let v: serde_json::Value = serde_json::from_str(&s(&a, 0)?).map_err(|e| e.to_string())?;
-    from_json(v)
+    let v = crate::funcs::codec::json::decode(&s(&a, 0)?, crate::funcs::codec::json::Dialect::V1)
+        .map_err(|e| e.to_string())?;
+    from_go(&v)
 }
 
 // ---- YAML, CSV ----------------------------------------------------------------
