@@ -1145,48 +1145,11 @@ fn formatdate(a: FuncArgs) -> Result<Value, String> {
     Ok(Value::String(out))
 }
 
-/// Go's `time.ParseDuration`: signed decimal numbers with units ns..h.
-fn go_duration(text: &str) -> Result<f64, String> {
-    let bad = || format!("time: invalid duration {text:?}");
-    let (neg, mut rest) = match text.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    if rest == "0" {
-        return Ok(0.0);
-    }
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    let mut total = 0.0;
-    while !rest.is_empty() {
-        let n = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(bad)?;
-        let value: f64 = rest[..n].parse().map_err(|_| bad())?;
-        rest = &rest[n..];
-        let u = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let unit = match &rest[..u] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return Err(bad()),
-        };
-        total += value * unit;
-        rest = &rest[u..];
-    }
-    Ok(if neg { -total } else { total })
-}
 fn timeadd(a: FuncArgs) -> Result<Value, String> {
     arity(&a, 2)?;
     let t = timestamp(&a, 0)?;
-    let secs = go_duration(&s(&a, 1)?)?;
-    let d = chrono::Duration::nanoseconds((secs * 1e9).round() as i64);
+    // Go's time.ParseDuration, in whole nanoseconds, with Go's error texts.
+    let d = chrono::Duration::nanoseconds(crate::funcs::dates::parse_duration(&s(&a, 1)?)?);
     let r = t
         .checked_add_signed(d)
         .ok_or("the resulting timestamp is out of range")?;
