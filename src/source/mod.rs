@@ -11,6 +11,14 @@ mod memo;
 mod vfs;
 
 pub use memo::Memo;
+
+/// A hash map for lookups on the render path (function names, template names,
+/// anchors): foldhash instead of the default SipHash, whose cost showed in every
+/// `include` and every function call. Nothing iterates these maps in an order that
+/// reaches output (SipHash's order was random per process already).
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+/// The set form of [`FastMap`].
+pub type FastSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
 pub use vfs::{go_errno_text, normalize, read_to_shared, Vfs, VfsError};
 
 use std::fmt;

@@ -79,6 +79,14 @@ impl Item<'_> {
 }
 
 fn keyword(word: &str) -> Option<ItemType> {
+    // Most words are function names: one byte rules nearly all of them out before
+    // any string comparison.
+    if !matches!(
+        word.as_bytes().first(),
+        Some(b'.' | b'b' | b'c' | b'd' | b'e' | b'i' | b'n' | b'r' | b't' | b'w')
+    ) {
+        return None;
+    }
     Some(match word {
         "." => ItemType::Dot,
         "block" => ItemType::Block,
@@ -396,14 +404,19 @@ impl<'a> Lexer<'a> {
     }
 
     fn at_right_delim(&self) -> (bool, bool) {
-        let rest = self.rest();
-        if has_right_trim_marker(rest) && rest[TRIM_MARKER_LEN..].starts_with(self.right_delim) {
+        // Bytes, not `str` slices: this runs before every token of an action, and
+        // slicing a `str` checks character boundaries each time. The delimiter and
+        // the trim marker are whole characters, so a byte match is a `str` match.
+        let rest = self.input.as_bytes().get(self.pos..).unwrap_or_default();
+        let delim = self.right_delim.as_bytes();
+        if rest.len() >= TRIM_MARKER_LEN
+            && rest[1] == b'-'
+            && is_space(rest[0] as char)
+            && starts_with_delim(&rest[TRIM_MARKER_LEN..], delim)
+        {
             return (true, true);
         }
-        if rest.starts_with(self.right_delim) {
-            return (true, false);
-        }
-        (false, false)
+        (starts_with_delim(rest, delim), false)
     }
 
     fn lex_left_delim(&mut self) -> Step<'a> {
@@ -545,7 +558,10 @@ impl<'a> Lexer<'a> {
         // A trim-marked right delimiter starts with a space: leave it for the delimiter.
         let from = self.pos - 1;
         if has_right_trim_marker(&self.input[from..])
-            && self.input[from + TRIM_MARKER_LEN..].starts_with(self.right_delim)
+            && starts_with_delim(
+                &self.input.as_bytes()[from + TRIM_MARKER_LEN..],
+                self.right_delim.as_bytes(),
+            )
         {
             self.backup();
             if num_spaces == 1 {
@@ -561,8 +577,14 @@ impl<'a> Lexer<'a> {
     fn scan_alnum(&mut self) -> Option<char> {
         let bytes = self.input.as_bytes();
         loop {
+            let run = bytes
+                .get(self.pos..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|&&b| IDENT_BYTE[b as usize])
+                .count();
+            self.pos += run;
             match bytes.get(self.pos) {
-                Some(&b) if b.is_ascii_alphanumeric() || b == b'_' => self.pos += 1,
                 Some(&b) if b.is_ascii() => return Some(b as char),
                 _ => {
                     let r = self.next();
@@ -623,11 +645,15 @@ impl<'a> Lexer<'a> {
     }
 
     fn at_terminator(&mut self) -> bool {
-        match self.peek() {
+        // Every terminator and the delimiter's first byte decide on one byte; the
+        // delimiter itself is compared as bytes (it is whole characters).
+        match self.input.as_bytes().get(self.pos) {
             None => true,
-            Some(c) if is_space(c) => true,
-            Some('.' | ',' | '|' | ':' | ')' | '(') => true,
-            _ => self.rest().starts_with(self.right_delim),
+            Some(b' ' | b'\t' | b'\r' | b'\n' | b'.' | b',' | b'|' | b':' | b')' | b'(') => true,
+            Some(_) => starts_with_delim(
+                &self.input.as_bytes()[self.pos..],
+                self.right_delim.as_bytes(),
+            ),
         }
     }
 
@@ -732,6 +758,29 @@ impl<'a> Lexer<'a> {
 }
 
 /// Line breaks in `s` (the lexer counts lines over every text it passes).
+/// The ASCII bytes of an identifier run (`_`, letters, digits); other letters and
+/// digits are not ASCII and take the `char` path.
+static IDENT_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_';
+        b += 1;
+    }
+    t
+};
+
+/// `text.starts_with(delim)`, deciding on the first byte before comparing the rest:
+/// the check runs at nearly every token, and the delimiter's length is only known
+/// at run time, so the full comparison is a `memcmp` call.
+fn starts_with_delim(text: &[u8], delim: &[u8]) -> bool {
+    match (text.first(), delim.first()) {
+        (Some(a), Some(b)) if a != b => false,
+        _ => text.starts_with(delim),
+    }
+}
+
 fn count_newlines(s: &str) -> usize {
     memchr::memchr_iter(b'\n', s.as_bytes()).count()
 }
@@ -741,7 +790,11 @@ mod tests {
     use super::*;
 
     fn kinds(src: &str) -> Vec<(ItemType, String)> {
-        let mut l = Lexer::new(src, "{{", "}}");
+        kinds_with(src, "{{", "}}")
+    }
+
+    fn kinds_with(src: &str, left: &str, right: &str) -> Vec<(ItemType, String)> {
+        let mut l = Lexer::new(src, left, right);
         let mut out = Vec::new();
         loop {
             let it = l.next_item();
@@ -803,6 +856,64 @@ mod tests {
         assert_eq!(
             kinds("{{ ").last().map(|x| x.1.clone()).unwrap_or_default(),
             "unclosed action"
+        );
+    }
+
+    /// The byte-level fast paths (delimiter, terminator, identifier runs, keyword
+    /// filter) must see what the character-level code saw.
+    #[test]
+    fn fast_paths_agree_with_characters() {
+        let pairs = |k: Vec<(ItemType, String)>| -> Vec<(ItemType, String)> {
+            k.into_iter().filter(|x| x.0 != ItemType::Space).collect()
+        };
+        let k = pairs(kinds("{{ if .größe }}{{ else }}{{ end }}"));
+        assert_eq!(k[1], (ItemType::If, "if".to_string()));
+        assert_eq!(k[2], (ItemType::Field, ".größe".to_string()));
+        assert_eq!(k[5], (ItemType::Else, "else".to_string()));
+        assert_eq!(k[8], (ItemType::End, "end".to_string()));
+        let k = pairs(kinds("{{ range $i := .l }}{{ ifx nil }}{{ endx }}{{end}}"));
+        let types: Vec<_> = k.iter().map(|x| x.0).collect();
+        assert_eq!(
+            &types[..6],
+            &[
+                ItemType::LeftDelim,
+                ItemType::Range,
+                ItemType::Variable,
+                ItemType::Declare,
+                ItemType::Field,
+                ItemType::RightDelim
+            ]
+        );
+        assert_eq!(k[7], (ItemType::Identifier, "ifx".to_string()));
+        assert_eq!(k[8], (ItemType::Nil, "nil".to_string()));
+        assert_eq!(k[11], (ItemType::Identifier, "endx".to_string()));
+        // Other delimiters, with trim markers on both sides and a field that ends
+        // right at the delimiter.
+        let k = kinds_with("a \n[[- .x -]] b [[.y]]]", "[[", "]]");
+        let types: Vec<_> = k.iter().map(|x| x.0).collect();
+        assert_eq!(
+            types,
+            vec![
+                ItemType::Text,
+                ItemType::LeftDelim,
+                ItemType::Field,
+                ItemType::RightDelim,
+                ItemType::Text,
+                ItemType::LeftDelim,
+                ItemType::Field,
+                ItemType::RightDelim,
+                ItemType::Text,
+                ItemType::Eof
+            ]
+        );
+        assert_eq!(k[0].1, "a");
+        assert_eq!(k[4].1, "b ");
+        assert_eq!(k[6].1, ".y");
+        assert_eq!(k[8].1, "]");
+        // A character that is neither a terminator nor the delimiter stops a field.
+        assert_eq!(
+            kinds("{{ .a}x }}").last().map(|x| x.1.clone()).unwrap_or_default(),
+            "bad character U+007D '}'"
         );
     }
 }

@@ -14,7 +14,7 @@ use super::error::{Error, ErrorKind};
 use super::golit;
 use super::lexer::{Item, ItemType, Lexer};
 use super::options::LanguageLevel;
-use crate::source::{SourceFile, Span};
+use crate::source::{FastMap, SourceFile, Span};
 
 /// Go's limit on nested parenthesised expressions.
 pub const MAX_PAREN_DEPTH: usize = 10_000;
@@ -111,7 +111,7 @@ pub struct Parser<'a, 'f> {
     parse_name: Arc<str>,
     source: SourceFile,
     /// Templates completed so far in this parse (Go's `treeSet`).
-    tree_set: HashMap<Arc<str>, NodeId>,
+    tree_set: FastMap<Arc<str>, NodeId>,
     order: Vec<Arc<str>>,
     /// Line of the first token of the pipeline parsed last (Go's `PipeNode.Line`).
     pipe_line: usize,
@@ -143,21 +143,30 @@ pub fn parse(
     lex.break_ok = !has_func("break");
     lex.continue_ok = !has_func("continue");
     let name: Arc<str> = Arc::from(name);
+    // The arenas grow by doubling, and each doubling copies every node parsed so far
+    // into fresh pages: a chart's helper library is tens of thousands of nodes. One
+    // action makes about six nodes, five kids and two names (bitnami's common
+    // library), so sizing from the number of actions makes regrowth rare; capacity
+    // nobody writes to is address space, not memory.
+    let actions = match left_delim.as_bytes() {
+        [] => 0,
+        d => memchr::memmem::find_iter(text_ref.as_bytes(), d).count(),
+    };
     let mut p = Parser {
         lex,
         src: text_ref,
         ctx: Ctx::new(name.clone(), Arc::from("$")),
-        nodes: Vec::new(),
+        nodes: Vec::with_capacity(actions * 8 + 8),
         has_func,
         level,
         parse_name: name.clone(),
         source: source.clone(),
-        tree_set: HashMap::new(),
+        tree_set: FastMap::default(),
         order: Vec::new(),
         pipe_line: 0,
         names: Names::with_capacity_and_hasher(64, Default::default()),
-        kids: Vec::new(),
-        ident_pool: Vec::new(),
+        kids: Vec::with_capacity(actions * 6 + 8),
+        ident_pool: Vec::with_capacity(actions * 2 + 8),
         scratch: Vec::new(),
     };
     let dollar = p.name("$");

@@ -14,6 +14,8 @@
 //! [`FuncImpl::Ctx`] and receive a [`CallCtx`].
 
 use std::collections::{BTreeMap, HashMap};
+
+use crate::source::FastMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -194,7 +196,7 @@ impl std::fmt::Debug for FuncDef {
 /// with the same name (Helm replaces some of Sprig's; Helmfile's `get` shadows Sprig's).
 #[derive(Clone, Default, Debug)]
 pub struct Registry {
-    funcs: HashMap<&'static str, FuncDef>,
+    funcs: FastMap<&'static str, FuncDef>,
 }
 
 impl Registry {

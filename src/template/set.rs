@@ -6,7 +6,6 @@
 //! define without adding to the original. Cloning is cheap: templates share their
 //! parsed trees.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use super::ast::{Kids, Node, NodeId, Tree};
@@ -16,7 +15,7 @@ use super::options::Options;
 use super::parser;
 use super::registry::{Host, Registry};
 use super::value::Value;
-use crate::source::SourceFile;
+use crate::source::{FastMap, SourceFile};
 
 /// One named template: the tree its text was parsed into and the root of its body.
 #[derive(Clone, Debug)]
@@ -30,7 +29,7 @@ pub struct TemplateDef {
 #[derive(Clone, Debug)]
 pub struct TemplateSet {
     name: Arc<str>,
-    templates: HashMap<Arc<str>, TemplateDef>,
+    templates: FastMap<Arc<str>, TemplateDef>,
     registry: Arc<Registry>,
     options: Options,
 }
@@ -61,7 +60,7 @@ impl TemplateSet {
     pub fn new(name: &str, registry: Arc<Registry>, options: Options) -> TemplateSet {
         TemplateSet {
             name: Arc::from(name),
-            templates: HashMap::new(),
+            templates: FastMap::default(),
             registry,
             options,
         }

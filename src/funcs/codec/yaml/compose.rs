@@ -6,12 +6,11 @@
 //! defined earlier in the same document (including an enclosing collection, which is
 //! how self-referencing documents are built and later rejected by the decoder).
 
-use std::collections::HashMap;
-
 use super::decode::GoValue;
 use super::parser::{EventKind, Parser};
 use super::resolve::{plain_is_string, resolve};
 use super::scanner::{Mark, ScalarStyle, SyntaxError};
+use crate::source::FastMap;
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,7 +176,7 @@ impl Composer {
             EventKind::DocumentStart { .. } => {
                 let mut b = Builder {
                     nodes: Vec::with_capacity(if keep.is_some() { 64 } else { self.nodes_hint }),
-                    anchors: HashMap::new(),
+                    anchors: FastMap::default(),
                 };
                 let start = self.take()?;
                 let root = b.push(NodeKind::Document, start.start, start.end);
@@ -432,7 +431,7 @@ fn plain_is_plain_data(value: &str, key: bool) -> bool {
 
 struct Builder {
     nodes: Vec<Node>,
-    anchors: HashMap<String, NodeId>,
+    anchors: FastMap<String, NodeId>,
 }
 
 impl Builder {

@@ -8,11 +8,12 @@
 //! collected for the whole document, aliases to an enclosing anchor fail, and
 //! timestamps decode as plain strings.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::compose::{Document, NodeId, NodeKind};
 use super::gofmt;
 use super::resolve::{self, resolve, BINARY_TAG, MAP_TAG, MERGE_TAG, SEQ_TAG, STR_TAG};
+use crate::source::FastSet;
 
 /// A value as go-yaml v2 decodes it into `interface{}`.
 #[derive(Clone, Debug)]
@@ -270,7 +271,7 @@ type Result<T> = std::result::Result<T, Fatal>;
 pub struct Decoder<'d> {
     doc: &'d Document,
     strict: bool,
-    aliases: HashSet<NodeId>,
+    aliases: FastSet<NodeId>,
     /// Collected `line N: ...` type errors (go-yaml's `d.terrors`).
     pub terrors: Vec<String>,
     pub terror_offsets: Vec<usize>,
@@ -333,7 +334,7 @@ impl<'d> Decoder<'d> {
         Decoder {
             doc,
             strict,
-            aliases: HashSet::new(),
+            aliases: FastSet::default(),
             terrors: Vec::new(),
             terror_offsets: Vec::new(),
             decode_count: 0,
