@@ -7,7 +7,8 @@
 //! stays a float), and values JSON cannot hold (NaN, ±Inf) make `toYaml` fail.
 //! A full codec lives elsewhere; this one only needs to produce the same bytes.
 
-use super::gofmt;
+use super::decode::{GoMap, GoValue};
+use super::{gofmt, resolve};
 use crate::template::Value;
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -127,6 +128,94 @@ fn write_value(out: &mut String, v: &Value) -> Result<(), String> {
         Value::Object(o) => write_value(out, &o.to_json_value())?,
     }
     Ok(())
+}
+
+/// What yaml.v2 reads back from [`marshal`]'s text, built from the value directly:
+/// the middle of Helm's `toYaml` without writing JSON and scanning it again as
+/// YAML (a quarter of a render that calls `toYaml` on big values).
+///
+/// `None` whenever the re-read could differ from the value or fail, and the caller
+/// must take the text path: characters yaml.v2 refuses or folds in a quoted scalar
+/// (DEL, C1 controls with NEL, U+FEFF, U+FFFE, U+FFFF), keys too long for a
+/// simple key (yaml.v2 allows 1024 characters), `<<` keys, values JSON cannot
+/// hold (NaN, ±Inf), bytes, and nesting deeper than a few dozen levels. Numbers
+/// are re-read from their JSON text by the resolver the decoder uses, so `1e+06`
+/// becomes an int exactly as on the text path.
+pub fn reread_by_yaml_v2(v: &Value) -> Option<GoValue> {
+    reread(v, 0)
+}
+
+const REREAD_MAX_DEPTH: usize = 64;
+const REREAD_MAX_KEY: usize = 1000;
+
+fn reread(v: &Value, depth: usize) -> Option<GoValue> {
+    if depth > REREAD_MAX_DEPTH {
+        return None;
+    }
+    Some(match v {
+        Value::Nil => GoValue::Nil,
+        Value::Bool(b) => GoValue::Bool(*b),
+        Value::Int(i, _) => GoValue::Int(*i),
+        Value::Uint(u, _) => resolve::resolve("", &u.to_string()).ok()?.value,
+        Value::Float(f) => {
+            if !f.is_finite() {
+                return None;
+            }
+            resolve::resolve("", &gofmt::format_json_float(*f)).ok()?.value
+        }
+        Value::String(s) => {
+            if !rereads_unchanged(s) {
+                return None;
+            }
+            GoValue::Str(s.to_string())
+        }
+        Value::Bytes(_) => return None,
+        Value::List(l) => {
+            if l.is_nil() {
+                GoValue::Nil
+            } else {
+                let mut out = Vec::with_capacity(l.len());
+                for it in l.iter() {
+                    out.push(reread(it, depth + 1)?);
+                }
+                GoValue::Seq(out)
+            }
+        }
+        Value::Map(m) => {
+            let mut out = GoMap::new();
+            let ok = m.with_read(|map| {
+                for (k, v) in map {
+                    if k.len() > REREAD_MAX_KEY || k == "<<" || !rereads_unchanged(k) {
+                        return false;
+                    }
+                    let Some(v) = reread(v, depth + 1) else {
+                        return false;
+                    };
+                    out.insert(GoValue::Str(k.clone()), v);
+                }
+                true
+            });
+            if !ok {
+                return None;
+            }
+            GoValue::Map(out)
+        }
+        Value::Object(o) => reread(&o.to_json_value(), depth + 1)?,
+    })
+}
+
+/// Whether `s`, written by [`write_string`] and scanned as a double-quoted YAML
+/// scalar, comes back as `s`: JSON escapes the C0 controls, quotes, `<>&` and the
+/// two line separators; what it leaves raw must be a character yaml.v2 accepts and
+/// does not treat as a line break.
+fn rereads_unchanged(s: &str) -> bool {
+    if s.is_ascii() {
+        return !s.as_bytes().contains(&0x7F);
+    }
+    s.chars().all(|c| {
+        let u = c as u32;
+        !(u == 0x7F || (0x80..=0x9F).contains(&u) || matches!(u, 0xFEFF | 0xFFFE | 0xFFFF))
+    })
 }
 
 #[cfg(test)]

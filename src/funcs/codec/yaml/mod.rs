@@ -824,6 +824,14 @@ pub fn encode_v3_pretty(v: &Value) -> Result<String, YamlError> {
 /// sigs.k8s.io/yaml `Marshal`: `encoding/json`, re-read by yaml.v2, yaml.v2 `Marshal`.
 /// The text keeps its trailing newline (Helm's `toYaml` trims it).
 pub fn helm_to_yaml(v: &Value) -> Result<String, YamlError> {
+    match json::reread_by_yaml_v2(v) {
+        Some(go) => encode_go(&go),
+        None => helm_to_yaml_through_json(v),
+    }
+}
+
+/// [`helm_to_yaml`] the way sigs.k8s.io/yaml does it: JSON text, re-read as YAML.
+fn helm_to_yaml_through_json(v: &Value) -> Result<String, YamlError> {
     let json = json::marshal(v).map_err(|raw| YamlError {
         kind: YamlErrorKind::Json,
         message: format!("error marshaling into JSON: {raw}"),

@@ -266,3 +266,98 @@ fn random_inputs_do_not_panic() {
         let _ = resolve_documents(&text, true);
     }
 }
+
+/// `toYaml` builds what yaml.v2 re-reads from the JSON text directly when it can
+/// (`json::reread_by_yaml_v2`); on every value it accepts, the YAML must be the
+/// bytes the JSON text path gives. Values are drawn from a seeded generator over
+/// scalars chosen for the re-read's pitfalls.
+#[test]
+fn to_yaml_shortcut_matches_the_json_text_path() {
+    use crate::template::value::{IntType, List, ListType, Map, UintType};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::{Rng, SeedableRng};
+
+    let long = "k".repeat(1030);
+    let strings: Vec<String> = [
+        "", "a", "true", "1", "0x1F", "1e3", "~", "null", "<<", "a: b", "- x", "#c", " lead",
+        "trail ", "\t", "\n", "\r\n", "\u{85}", "\u{2028}", "é", "日本", "\u{7f}", "\u{feff}",
+        "\u{fffe}", "\u{10000}", "\"q\"", "\\", "<>&", "\u{0}", "\u{1b}", "{}", "[]", "'", "`",
+        ":", "? x", "%x", "@x", "|", ">", "*a", "&a", "!t", "2001-12-14", "0o17", "+1", ".5",
+        "1_000", "1:20", "Yes", "off", "=", "-", "---", "...", "a\u{a0}b", "\u{9f}",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([long.clone(), format!("{long}\u{85}")])
+    .collect();
+    let floats = [
+        0.0,
+        -0.0,
+        1.0,
+        1.5,
+        1e6,
+        1e21,
+        1e20,
+        9.223372036854775807e18,
+        1.8446744073709552e19,
+        1e-7,
+        123456789.123,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        -3.0,
+        f64::NAN,
+        f64::INFINITY,
+    ];
+    let ints = [0, -1, i64::MIN, i64::MAX, 42];
+    let uints = [0, u64::MAX, 1 << 63, 7];
+
+    fn value(rng: &mut ChaCha20Rng, depth: u32, s: &[String], f: &[f64], i: &[i64], u: &[u64]) -> Value {
+        let pick = |rng: &mut ChaCha20Rng, n: usize| (rng.next_u32() as usize) % n;
+        let top = if depth >= 4 { 8 } else { 11 };
+        match pick(rng, top) {
+            0 => Value::Nil,
+            1 => Value::Bool(rng.next_u32() % 2 == 0),
+            2 => Value::Int(i[pick(rng, i.len())], IntType::Int64),
+            3 => Value::Uint(u[pick(rng, u.len())], UintType::Uint64),
+            4 | 5 => Value::Float(f[pick(rng, f.len())]),
+            6 | 7 => Value::str(s[pick(rng, s.len())].as_str()),
+            8 => {
+                if rng.next_u32() % 5 == 0 {
+                    Value::List(List::nil(ListType::Interface))
+                } else {
+                    let n = pick(rng, 4);
+                    Value::list((0..n).map(|_| value(rng, depth + 1, s, f, i, u)).collect())
+                }
+            }
+            _ => {
+                let m = Map::new();
+                for _ in 0..pick(rng, 5) {
+                    let k = s[pick(rng, s.len())].clone();
+                    m.insert(k, value(rng, depth + 1, s, f, i, u));
+                }
+                Value::Map(m)
+            }
+        }
+    }
+
+    let text = |r: Result<String, YamlError>| r.map_err(|e| e.to_string());
+    let mut rng = ChaCha20Rng::from_seed([7; 32]);
+    let (mut shortcut, mut total) = (0, 0);
+    for _ in 0..20_000 {
+        let v = value(&mut rng, 0, &strings, &floats, &ints, &uints);
+        total += 1;
+        if let Some(go) = json::reread_by_yaml_v2(&v) {
+            shortcut += 1;
+            assert_eq!(
+                text(encode_go(&go)),
+                text(helm_to_yaml_through_json(&v)),
+                "value {v:?}"
+            );
+        }
+    }
+    // The comparison above must have run on many values, and plain values must take
+    // the shortcut.
+    assert!(shortcut > total / 4, "shortcut taken {shortcut} of {total}");
+    let plain = crate::vmap! {"a" => 1.0, "b" => "x", "c" => Value::list(vec![Value::from(true)])};
+    assert!(json::reread_by_yaml_v2(&plain).is_some());
+}
