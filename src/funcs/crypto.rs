@@ -609,6 +609,46 @@ pub(crate) enum KeyKind {
 /// builds), and matrix runs render the same seeds over and over.
 static KEYS: Memo<([u8; 32], KeyKind), PrivKey> = Memo::new(512);
 
+/// The prime of `bits` bits (top two set) that `crypto_primes::sieve_and_find`
+/// with `is_prime` finds from `seed`. Candidates with a factor the crate's sieve
+/// does not try, up to [`super::primes::sieve::BOUND`], are dropped before the
+/// primality test: they fail it anyway, so the prime found is the same.
+pub(crate) fn rsa_prime(seed: [u8; 32], bits: u32) -> Result<rsa::BoxedUint, String> {
+    use crypto_primes::hazmat::{SetBits, SmallFactorsSieveFactory};
+    use crypto_primes::{sieve_and_find, Flavor};
+
+    let mut rng = ChaCha20Rng::from_seed(seed);
+    let factory = SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb)
+        .map_err(|e| e.to_string())?;
+    // `sieve_and_find` takes a `Fn`; the search is sequential.
+    let deep = std::cell::RefCell::new(super::primes::sieve::DeepSieve::new());
+    sieve_and_find(&mut rng, factory, |_, c: &rsa::BoxedUint| {
+        !deep.borrow_mut().rejects(c.as_words()) && is_probable_prime(c)
+    })
+    .map_err(|e| e.to_string())?
+    .ok_or_else(|| "crypto/rsa: no prime found".to_string())
+}
+
+/// `crypto_primes::is_prime(Flavor::Any, c)`, decided faster. The full test is a
+/// base-2 round and then the Lucas test. Their fixed-width versions decide every
+/// candidate as the crate does, so the prime found, and every key drawn from a
+/// seed, stays the same; other widths, and the rare base the fast Lucas test
+/// leaves to the crate, go to the crate.
+fn is_probable_prime(c: &rsa::BoxedUint) -> bool {
+    use crypto_primes::hazmat::{lucas_test, AStarBase, LucasCheck};
+    use crypto_primes::{is_prime, Flavor};
+
+    let be = c.to_be_bytes();
+    match super::primes::base2_round(&be) {
+        Some(false) => false,
+        Some(true) => super::primes::lucas_bpsw21(&be).unwrap_or_else(|| {
+            Option::<crypto_bigint::Odd<rsa::BoxedUint>>::from(crypto_bigint::Odd::new(c.clone()))
+                .is_some_and(|odd| !lucas_test(odd, AStarBase, LucasCheck::Bpsw21).is_composite())
+        }),
+        None => is_prime(Flavor::Any, c),
+    }
+}
+
 /// An RSA key shaped like Go's `rsa.GenerateKey` makes them: e = 65537 and two primes
 /// of half the size with their top two bits set, so the modulus has exactly `bits`
 /// bits. The two primes are searched for at the same time, each from its own stream
@@ -618,10 +658,6 @@ static KEYS: Memo<([u8; 32], KeyKind), PrivKey> = Memo::new(512);
 /// pool task: waiting for a pool task lets this thread take other work (a whole
 /// chart of the same stack) and finish its own chart only after that.
 fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, String> {
-    use crypto_primes::hazmat::{
-        lucas_test, AStarBase, LucasCheck, SetBits, SmallFactorsSieveFactory,
-    };
-    use crypto_primes::{is_prime, sieve_and_find, Flavor};
     use rand_core::Rng;
     use rsa::BoxedUint;
 
@@ -629,34 +665,7 @@ fn generate_rsa(rng: &mut ChaCha20Rng, bits: usize) -> Result<rsa::PrivateKey, S
         .ok()
         .filter(|b| *b >= 16 && bits % 2 == 0)
         .ok_or_else(|| format!("crypto/rsa: unsupported key size {bits}"))?;
-    let prime = |seed: [u8; 32]| -> Result<BoxedUint, String> {
-        let mut rng = ChaCha20Rng::from_seed(seed);
-        let factory = SmallFactorsSieveFactory::new(Flavor::Any, half, SetBits::TwoMsb)
-            .map_err(|e| e.to_string())?;
-        // The full test (`is_prime`) is a base-2 round and then the Lucas test.
-        // Their fixed-width versions decide every candidate as the crate does, so
-        // the prime found, and every key drawn from a seed, stays the same; other
-        // widths, and the rare base the fast Lucas test leaves to the crate, go to
-        // the crate.
-        let test = |c: &BoxedUint| {
-            let be = c.to_be_bytes();
-            match super::primes::base2_round(&be) {
-                Some(false) => false,
-                Some(true) => super::primes::lucas_bpsw21(&be).unwrap_or_else(|| {
-                    Option::<crypto_bigint::Odd<BoxedUint>>::from(crypto_bigint::Odd::new(
-                        c.clone(),
-                    ))
-                    .is_some_and(|odd| {
-                        !lucas_test(odd, AStarBase, LucasCheck::Bpsw21).is_composite()
-                    })
-                }),
-                None => is_prime(Flavor::Any, c),
-            }
-        };
-        sieve_and_find(&mut rng, factory, |_, c| test(c))
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| "crypto/rsa: no prime found".to_string())
-    };
+    let prime = |seed: [u8; 32]| rsa_prime(seed, half);
     loop {
         let (mut sp, mut sq) = ([0u8; 32], [0u8; 32]);
         rng.fill_bytes(&mut sp);
@@ -1295,5 +1304,128 @@ mod tests {
         assert_eq!(lines.last().copied(), Some("-----END X-----"));
         assert!(p.ends_with('\n'));
         assert_eq!(pem_decode(&p), Some(("X".to_string(), data)));
+    }
+
+    /// The crate's own search, `is_prime` on every candidate its sieve gives.
+    fn reference_prime(seed: [u8; 32], bits: u32) -> rsa::BoxedUint {
+        use crypto_primes::hazmat::{SetBits, SmallFactorsSieveFactory};
+        use crypto_primes::{is_prime, sieve_and_find, Flavor};
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        let factory = SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb).unwrap();
+        sieve_and_find(&mut rng, factory, |_, c: &rsa::BoxedUint| {
+            is_prime(Flavor::Any, c)
+        })
+        .unwrap()
+        .unwrap()
+    }
+
+    #[test]
+    fn rsa_primes_are_the_crates_primes() {
+        let seeds =
+            (0u8..20)
+                .map(|i| (i, 1024))
+                .chain([(20, 512), (21, 512), (22, 2048), (23, 2048)]);
+        for (i, bits) in seeds {
+            let mut seed = [0u8; 32];
+            seed[0] = i;
+            seed[31] = 0x5a;
+            assert_eq!(
+                rsa_prime(seed, bits).unwrap(),
+                reference_prime(seed, bits),
+                "seed {i}, {bits} bits"
+            );
+        }
+    }
+
+    /// Times the prime search with and without the deeper sieve on the same
+    /// seeds and counts the base-2 rounds each runs:
+    /// `cargo test --profile quick-release --lib funcs::crypto::tests::rsa_prime_timing -- --ignored --nocapture`
+    /// (`PRIME_BITS` and `PRIME_RUNS` change the width and the number of seeds).
+    #[test]
+    #[ignore]
+    fn rsa_prime_timing() {
+        use crypto_primes::hazmat::{SetBits, SmallFactorsSieveFactory};
+        use crypto_primes::{sieve_and_find, Flavor};
+        use std::cell::{Cell, RefCell};
+        use std::time::Instant;
+
+        let env = |name: &str, default: u32| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let bits = env("PRIME_BITS", 1024);
+        let runs = env("PRIME_RUNS", 200);
+        let seeds: Vec<[u8; 32]> = (0..runs)
+            .map(|i| {
+                let mut s = [0u8; 32];
+                s[..4].copy_from_slice(&i.to_le_bytes());
+                s[31] = 0xa5;
+                s
+            })
+            .collect();
+        let plain = |seed: [u8; 32], rounds: &Cell<u64>| -> rsa::BoxedUint {
+            let mut rng = ChaCha20Rng::from_seed(seed);
+            let factory =
+                SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb).unwrap();
+            sieve_and_find(&mut rng, factory, |_, c: &rsa::BoxedUint| {
+                rounds.set(rounds.get() + 1);
+                is_probable_prime(c)
+            })
+            .unwrap()
+            .unwrap()
+        };
+        let deep = |seed: [u8; 32], rounds: &Cell<u64>| -> rsa::BoxedUint {
+            let mut rng = ChaCha20Rng::from_seed(seed);
+            let factory =
+                SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb).unwrap();
+            let sieve = RefCell::new(super::super::primes::sieve::DeepSieve::new());
+            sieve_and_find(&mut rng, factory, |_, c: &rsa::BoxedUint| {
+                if sieve.borrow_mut().rejects(c.as_words()) {
+                    return false;
+                }
+                rounds.set(rounds.get() + 1);
+                is_probable_prime(c)
+            })
+            .unwrap()
+            .unwrap()
+        };
+        // Builds the sieve's tables outside the timings, and reports what that costs.
+        let start = Instant::now();
+        let _ = rsa_prime([0xffu8; 32], 128);
+        println!(
+            "first search (tables): {:.2} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        );
+
+        let (plain_rounds, deep_rounds) = (Cell::new(0), Cell::new(0));
+        let mut plain_primes = Vec::new();
+        for s in &seeds {
+            plain_primes.push(plain(*s, &plain_rounds));
+        }
+        for (s, p) in seeds.iter().zip(&plain_primes) {
+            assert_eq!(&deep(*s, &deep_rounds), p);
+        }
+        let time = |f: &dyn Fn([u8; 32]) -> rsa::BoxedUint| {
+            let start = Instant::now();
+            for s in &seeds {
+                std::hint::black_box(f(*s));
+            }
+            start.elapsed().as_secs_f64() * 1e3 / f64::from(runs)
+        };
+        let scratch = Cell::new(0);
+        let mut plain_ms = Vec::new();
+        let mut deep_ms = Vec::new();
+        for _ in 0..3 {
+            plain_ms.push(time(&|s| plain(s, &scratch)));
+            deep_ms.push(time(&|s| rsa_prime(s, bits).unwrap()));
+        }
+        println!(
+            "{bits}-bit primes, {runs} seeds: base-2 rounds per prime {:.2} -> {:.2}; \
+             ms per prime (3 passes) plain {plain_ms:.3?}, deep {deep_ms:.3?}",
+            plain_rounds.get() as f64 / f64::from(runs),
+            deep_rounds.get() as f64 / f64::from(runs),
+        );
     }
 }

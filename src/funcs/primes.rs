@@ -22,6 +22,8 @@
 //! (`adcx`, `adox`), which the portable code cannot express; 1.7 times faster at 16
 //! limbs (272 against 462 ns on the benchmark machine).
 
+pub(crate) mod sieve;
+
 /// `None` when the candidate's width has no fixed-width implementation (there are
 /// ones for 512, 1024, 1536 and 2048 bits, the primes of 1024- to 4096-bit keys);
 /// otherwise `Some(false)` for a certain composite and `Some(true)` for a probable
