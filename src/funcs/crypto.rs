@@ -623,10 +623,31 @@ pub(crate) fn rsa_prime(seed: [u8; 32], bits: u32) -> Result<rsa::BoxedUint, Str
     // `sieve_and_find` takes a `Fn`; the search is sequential.
     let deep = std::cell::RefCell::new(super::primes::sieve::DeepSieve::new());
     sieve_and_find(&mut rng, factory, |_, c: &rsa::BoxedUint| {
-        !deep.borrow_mut().rejects(c.as_words()) && is_probable_prime(c)
+        !deep.borrow_mut().rejects(&limbs_u64(c)) && is_probable_prime(c)
     })
     .map_err(|e| e.to_string())?
     .ok_or_else(|| "crypto/rsa: no prime found".to_string())
+}
+
+/// The little-endian 64-bit limbs of `c`, as the deep sieve reads them.
+/// crypto-bigint's own limbs are `u64` only on 64-bit targets.
+#[cfg(target_pointer_width = "64")]
+fn limbs_u64(c: &rsa::BoxedUint) -> std::borrow::Cow<'_, [u64]> {
+    std::borrow::Cow::Borrowed(c.as_words())
+}
+
+#[cfg(not(target_pointer_width = "64"))]
+fn limbs_u64(c: &rsa::BoxedUint) -> std::borrow::Cow<'_, [u64]> {
+    let be = c.to_be_bytes();
+    std::borrow::Cow::Owned(
+        be.rchunks(8)
+            .map(|ch| {
+                let mut b = [0u8; 8];
+                b[8 - ch.len()..].copy_from_slice(ch);
+                u64::from_be_bytes(b)
+            })
+            .collect(),
+    )
 }
 
 /// `crypto_primes::is_prime(Flavor::Any, c)`, decided faster. The full test is a
@@ -1382,7 +1403,7 @@ mod tests {
                 SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb).unwrap();
             let sieve = RefCell::new(super::super::primes::sieve::DeepSieve::new());
             sieve_and_find(&mut rng, factory, |_, c: &rsa::BoxedUint| {
-                if sieve.borrow_mut().rejects(c.as_words()) {
+                if sieve.borrow_mut().rejects(&limbs_u64(c)) {
                     return false;
                 }
                 rounds.set(rounds.get() + 1);

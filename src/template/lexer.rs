@@ -912,7 +912,10 @@ mod tests {
         assert_eq!(k[8].1, "]");
         // A character that is neither a terminator nor the delimiter stops a field.
         assert_eq!(
-            kinds("{{ .a}x }}").last().map(|x| x.1.clone()).unwrap_or_default(),
+            kinds("{{ .a}x }}")
+                .last()
+                .map(|x| x.1.clone())
+                .unwrap_or_default(),
             "bad character U+007D '}'"
         );
     }

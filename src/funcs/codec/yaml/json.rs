@@ -161,7 +161,9 @@ fn reread(v: &Value, depth: usize) -> Option<GoValue> {
             if !f.is_finite() {
                 return None;
             }
-            resolve::resolve("", &gofmt::format_json_float(*f)).ok()?.value
+            resolve::resolve("", &gofmt::format_json_float(*f))
+                .ok()?
+                .value
         }
         Value::String(s) => {
             if !rereads_unchanged(s) {

@@ -279,11 +279,63 @@ fn to_yaml_shortcut_matches_the_json_text_path() {
 
     let long = "k".repeat(1030);
     let strings: Vec<String> = [
-        "", "a", "true", "1", "0x1F", "1e3", "~", "null", "<<", "a: b", "- x", "#c", " lead",
-        "trail ", "\t", "\n", "\r\n", "\u{85}", "\u{2028}", "é", "日本", "\u{7f}", "\u{feff}",
-        "\u{fffe}", "\u{10000}", "\"q\"", "\\", "<>&", "\u{0}", "\u{1b}", "{}", "[]", "'", "`",
-        ":", "? x", "%x", "@x", "|", ">", "*a", "&a", "!t", "2001-12-14", "0o17", "+1", ".5",
-        "1_000", "1:20", "Yes", "off", "=", "-", "---", "...", "a\u{a0}b", "\u{9f}",
+        "",
+        "a",
+        "true",
+        "1",
+        "0x1F",
+        "1e3",
+        "~",
+        "null",
+        "<<",
+        "a: b",
+        "- x",
+        "#c",
+        " lead",
+        "trail ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\u{85}",
+        "\u{2028}",
+        "é",
+        "日本",
+        "\u{7f}",
+        "\u{feff}",
+        "\u{fffe}",
+        "\u{10000}",
+        "\"q\"",
+        "\\",
+        "<>&",
+        "\u{0}",
+        "\u{1b}",
+        "{}",
+        "[]",
+        "'",
+        "`",
+        ":",
+        "? x",
+        "%x",
+        "@x",
+        "|",
+        ">",
+        "*a",
+        "&a",
+        "!t",
+        "2001-12-14",
+        "0o17",
+        "+1",
+        ".5",
+        "1_000",
+        "1:20",
+        "Yes",
+        "off",
+        "=",
+        "-",
+        "---",
+        "...",
+        "a\u{a0}b",
+        "\u{9f}",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -297,7 +349,7 @@ fn to_yaml_shortcut_matches_the_json_text_path() {
         1e6,
         1e21,
         1e20,
-        9.223372036854775807e18,
+        9.223_372_036_854_776e18,
         1.8446744073709552e19,
         1e-7,
         123456789.123,
@@ -311,7 +363,14 @@ fn to_yaml_shortcut_matches_the_json_text_path() {
     let ints = [0, -1, i64::MIN, i64::MAX, 42];
     let uints = [0, u64::MAX, 1 << 63, 7];
 
-    fn value(rng: &mut ChaCha20Rng, depth: u32, s: &[String], f: &[f64], i: &[i64], u: &[u64]) -> Value {
+    fn value(
+        rng: &mut ChaCha20Rng,
+        depth: u32,
+        s: &[String],
+        f: &[f64],
+        i: &[i64],
+        u: &[u64],
+    ) -> Value {
         let pick = |rng: &mut ChaCha20Rng, n: usize| (rng.next_u32() as usize) % n;
         let top = if depth >= 4 { 8 } else { 11 };
         match pick(rng, top) {
