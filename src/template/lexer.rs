@@ -757,7 +757,6 @@ impl<'a> Lexer<'a> {
     }
 }
 
-/// Line breaks in `s` (the lexer counts lines over every text it passes).
 /// The ASCII bytes of an identifier run (`_`, letters, digits); other letters and
 /// digits are not ASCII and take the `char` path.
 static IDENT_BYTE: [bool; 256] = {
@@ -781,6 +780,7 @@ fn starts_with_delim(text: &[u8], delim: &[u8]) -> bool {
     }
 }
 
+/// Line breaks in `s` (the lexer counts lines over every text it passes).
 fn count_newlines(s: &str) -> usize {
     memchr::memchr_iter(b'\n', s.as_bytes()).count()
 }
