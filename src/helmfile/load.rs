@@ -879,6 +879,18 @@ impl Loader<'_> {
                     }
                 }
                 Value::Map(m) => merge_override(&result, m),
+                Value::Object(o)
+                    if o.as_any().is::<crate::funcs::codec::yaml::TypedKeyValues>() =>
+                {
+                    // Helmfile casts an inline map's keys only now, when its
+                    // environment is the one loaded.
+                    let message = o
+                        .as_any()
+                        .downcast_ref::<crate::funcs::codec::yaml::TypedKeyValues>()
+                        .map(|t| t.message.as_str())
+                        .unwrap_or_default();
+                    return Err(HelmfileError::new(ErrorKind::Yaml, message));
+                }
                 other => {
                     return Err(HelmfileError::other(format!(
                         "unexpected type of value: value={}, type={}",

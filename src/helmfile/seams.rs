@@ -132,7 +132,7 @@ impl std::fmt::Display for YamlError {
 /// names the 1-based index of the document it happened in.
 pub fn parse_state_documents(text: &str, strict: bool) -> Result<Vec<YNode>, (usize, YamlError)> {
     let opts = yaml::DecodeOptions {
-        mode: yaml::Mode::V2,
+        mode: yaml::Mode::HelmfileState,
         strict,
     };
     let docs = yaml::decode_documents(text, &opts)

@@ -225,6 +225,12 @@ impl GoMap {
         self.entries.is_empty()
     }
 
+    /// The entries with their values writable (keys stay as they are, so the
+    /// index stays right).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&GoValue, &mut GoValue)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &(GoValue, GoValue)> {
         self.entries.iter()
     }

@@ -27,6 +27,9 @@
 //!   are taken as written, nested non-string keys are an error.
 //! * [`Mode::V2`]: gopkg.in/yaml.v2 into `interface{}` with the same key rule, for
 //!   documents whose top level is not necessarily a map.
+//! * [`Mode::HelmfileState`]: [`Mode::V2`] for Helmfile state documents, except that
+//!   an environment's inline values map with non-string keys becomes a
+//!   [`TypedKeyValues`] marker instead of an error (see there).
 //!
 //! `strict` is yaml.v2's `UnmarshalStrict`/`Decoder.SetStrict`: a key set twice in one
 //! mapping, including a key that an earlier `<<` merge already set, is reported as
@@ -71,6 +74,7 @@ mod scanner;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 pub use compose::{Document, Node, NodeId, NodeKind};
 pub use decode::{GoMap, GoValue, REntry, RKind, RNode};
@@ -78,7 +82,7 @@ pub use encode::natural_cmp;
 pub use scanner::ScalarStyle;
 
 use crate::source::{Memo, Span};
-use crate::template::{List, Map, MapType, UintType, Value};
+use crate::template::{List, Map, MapType, Object, UintType, Value};
 use decode::{Decoder, RawSeg, SpanRecord, Target};
 
 /// Which program's decoding pipeline to imitate.
@@ -90,6 +94,9 @@ pub enum Mode {
     HelmfileMap,
     /// gopkg.in/yaml.v2 into `interface{}`, map keys required to be strings.
     V2,
+    /// [`Mode::V2`] for a Helmfile state document, with typed keys allowed in
+    /// `environments.NAME.values[i]` maps (see [`TypedKeyValues`]).
+    HelmfileState,
     /// gopkg.in/yaml.v2 into `interface{}` (scalar types kept: `int`, `uint64`,
     /// `float64`), map keys stringified as sigs.k8s.io/yaml does (`1:` → `"1"`,
     /// `on:` → `"true"`); errors wrapped like [`Mode::Helm`]'s. For documents Helm
@@ -530,6 +537,10 @@ fn decode_doc(
             cast_value(decoded.value).map_err(|m| cast_error(m, text))?,
             plain_key_text,
         ),
+        Mode::HelmfileState => (
+            cast_state(decoded.value).map_err(|m| cast_error(m, text))?,
+            plain_key_text,
+        ),
         Mode::V2JsonKeys => (
             json_keys_value(decoded.value).map_err(|raw| {
                 YamlError::new(YamlErrorKind::Json, raw, text, None)
@@ -784,6 +795,101 @@ fn cast_value(v: GoValue) -> Result<Value, String> {
         )),
     };
     go_to_value(v, &string_key)
+}
+
+/// An environment's inline values map (`environments.NAME.values[i]`) whose keys
+/// are not all strings, kept with the error casting it gives.
+///
+/// Helmfile reads a state's `environments` into `interface{}` values and casts
+/// their keys to strings (`CastKeysToStrings`) only when it loads the selected
+/// environment, so such a map fails only the runs that select its environment,
+/// with `failed to read FILE: unexpected type of key in map: ...`. A state with
+/// one in another environment renders.
+#[derive(Debug)]
+pub struct TypedKeyValues {
+    /// `unexpected type of key in map: expected string, got int: value=1, map=...`.
+    pub message: String,
+}
+
+impl Object for TypedKeyValues {
+    fn type_name(&self) -> String {
+        "map[interface {}]interface {}".to_string()
+    }
+
+    fn kind(&self) -> crate::template::Kind {
+        crate::template::Kind::Map
+    }
+
+    fn fmt_v(&self, _plus: bool) -> String {
+        String::new()
+    }
+
+    fn to_json_value(&self) -> Value {
+        Value::Nil
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// [`Mode::HelmfileState`]'s conversion: [`cast_value`], with each environment's
+/// inline values map that does not cast left as a [`TypedKeyValues`].
+fn cast_state(mut v: GoValue) -> Result<Value, String> {
+    // Set aside the maps that do not cast (as nil), convert the rest as usual,
+    // then put the markers where the maps were.
+    let mut typed: Vec<(String, usize, String)> = Vec::new();
+    if let GoValue::Map(top) = &mut v {
+        for (k, envs) in top.iter_mut() {
+            let (GoValue::Str(k), GoValue::Map(envs)) = (k, envs) else {
+                continue;
+            };
+            if k != "environments" {
+                continue;
+            }
+            for (name, env) in envs.iter_mut() {
+                let (GoValue::Str(name), GoValue::Map(env)) = (name, env) else {
+                    continue;
+                };
+                for (k, values) in env.iter_mut() {
+                    let (GoValue::Str(k), GoValue::Seq(items)) = (k, values) else {
+                        continue;
+                    };
+                    if k != "values" {
+                        continue;
+                    }
+                    for (i, item) in items.iter_mut().enumerate() {
+                        if !matches!(item, GoValue::Map(_)) {
+                            continue;
+                        }
+                        if let Err(message) = cast_value(item.clone()) {
+                            typed.push((name.clone(), i, message));
+                            *item = GoValue::Nil;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let out = cast_value(v)?;
+    for (name, i, message) in typed {
+        let env = out
+            .get("environments")
+            .and_then(|envs| envs.get(&name))
+            .and_then(|env| match env {
+                Value::Map(m) => Some(m),
+                _ => None,
+            });
+        let Some(env) = env else { continue };
+        if let Some(Value::List(items)) = env.get("values") {
+            let mut items = items.items().to_vec();
+            if let Some(slot) = items.get_mut(i) {
+                *slot = Value::Object(Arc::new(TypedKeyValues { message }));
+            }
+            env.insert("values", Value::list(items));
+        }
+    }
+    Ok(out)
 }
 
 // ---- encoding ----------------------------------------------------------------------
