@@ -24,6 +24,7 @@ use super::paths;
 use super::seams;
 use super::spec::{self, HelmSpec, ReleaseSetSpec, ReleaseSpec, SubHelmfileSpec};
 use super::tmpl::{Context, RenderEnv};
+use crate::funcs::codec::yaml::TypedKeyValues;
 use crate::template::{Map, Value};
 
 /// One rendered part of a state file, kept for reports.
@@ -879,24 +880,19 @@ impl Loader<'_> {
                     }
                 }
                 Value::Map(m) => merge_override(&result, m),
-                Value::Object(o)
-                    if o.as_any().is::<crate::funcs::codec::yaml::TypedKeyValues>() =>
-                {
-                    // Helmfile casts an inline map's keys only now, when its
-                    // environment is the one loaded.
-                    let message = o
-                        .as_any()
-                        .downcast_ref::<crate::funcs::codec::yaml::TypedKeyValues>()
-                        .map(|t| t.message.as_str())
-                        .unwrap_or_default();
-                    return Err(HelmfileError::new(ErrorKind::Yaml, message));
-                }
                 other => {
+                    // An inline map whose keys do not cast: Helmfile casts them only
+                    // now, when its environment is the one loaded.
+                    if let Value::Object(o) = other {
+                        if let Some(t) = o.as_any().downcast_ref::<TypedKeyValues>() {
+                            return Err(HelmfileError::new(ErrorKind::Yaml, t.message.clone()));
+                        }
+                    }
                     return Err(HelmfileError::other(format!(
                         "unexpected type of value: value={}, type={}",
                         crate::template::fmt::format_value(other),
                         other.type_name()
-                    )))
+                    )));
                 }
             }
         }

@@ -78,30 +78,39 @@ impl Item<'_> {
     }
 }
 
+/// The action keywords; everything else alphanumeric is an identifier.
+const KEYWORDS: [(&str, ItemType); 12] = [
+    (".", ItemType::Dot),
+    ("block", ItemType::Block),
+    ("break", ItemType::Break),
+    ("continue", ItemType::Continue),
+    ("define", ItemType::Define),
+    ("else", ItemType::Else),
+    ("end", ItemType::End),
+    ("if", ItemType::If),
+    ("range", ItemType::Range),
+    ("nil", ItemType::Nil),
+    ("template", ItemType::Template),
+    ("with", ItemType::With),
+];
+
+/// The first bytes of [`KEYWORDS`]: most words are function names, and one byte
+/// rules nearly all of them out before any string comparison.
+static KEYWORD_FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < KEYWORDS.len() {
+        t[KEYWORDS[i].0.as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 fn keyword(word: &str) -> Option<ItemType> {
-    // Most words are function names: one byte rules nearly all of them out before
-    // any string comparison.
-    if !matches!(
-        word.as_bytes().first(),
-        Some(b'.' | b'b' | b'c' | b'd' | b'e' | b'i' | b'n' | b'r' | b't' | b'w')
-    ) {
+    if !KEYWORD_FIRST[*word.as_bytes().first()? as usize] {
         return None;
     }
-    Some(match word {
-        "." => ItemType::Dot,
-        "block" => ItemType::Block,
-        "break" => ItemType::Break,
-        "continue" => ItemType::Continue,
-        "define" => ItemType::Define,
-        "else" => ItemType::Else,
-        "end" => ItemType::End,
-        "if" => ItemType::If,
-        "range" => ItemType::Range,
-        "nil" => ItemType::Nil,
-        "template" => ItemType::Template,
-        "with" => ItemType::With,
-        _ => return None,
-    })
+    KEYWORDS.iter().find(|(k, _)| *k == word).map(|(_, t)| *t)
 }
 
 const LEFT_COMMENT: &str = "/*";

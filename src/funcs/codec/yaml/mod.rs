@@ -836,36 +836,24 @@ impl Object for TypedKeyValues {
 /// [`Mode::HelmfileState`]'s conversion: [`cast_value`], with each environment's
 /// inline values map that does not cast left as a [`TypedKeyValues`].
 fn cast_state(mut v: GoValue) -> Result<Value, String> {
+    if !has_non_string_key(&v) {
+        return cast_value(v);
+    }
     // Set aside the maps that do not cast (as nil), convert the rest as usual,
     // then put the markers where the maps were.
     let mut typed: Vec<(String, usize, String)> = Vec::new();
-    if let GoValue::Map(top) = &mut v {
-        for (k, envs) in top.iter_mut() {
-            let (GoValue::Str(k), GoValue::Map(envs)) = (k, envs) else {
+    if let Some(GoValue::Map(envs)) = str_entry_mut(&mut v, "environments") {
+        for (name, env) in envs.iter_mut() {
+            let (GoValue::Str(name), Some(GoValue::Seq(items))) =
+                (name, str_entry_mut(env, "values"))
+            else {
                 continue;
             };
-            if k != "environments" {
-                continue;
-            }
-            for (name, env) in envs.iter_mut() {
-                let (GoValue::Str(name), GoValue::Map(env)) = (name, env) else {
-                    continue;
-                };
-                for (k, values) in env.iter_mut() {
-                    let (GoValue::Str(k), GoValue::Seq(items)) = (k, values) else {
-                        continue;
-                    };
-                    if k != "values" {
-                        continue;
-                    }
-                    for (i, item) in items.iter_mut().enumerate() {
-                        if !matches!(item, GoValue::Map(_)) {
-                            continue;
-                        }
-                        if let Err(message) = cast_value(item.clone()) {
-                            typed.push((name.clone(), i, message));
-                            *item = GoValue::Nil;
-                        }
+            for (i, item) in items.iter_mut().enumerate() {
+                if matches!(item, GoValue::Map(_)) && has_non_string_key(item) {
+                    let map = std::mem::replace(item, GoValue::Nil);
+                    if let Err(message) = cast_value(map) {
+                        typed.push((name.clone(), i, message));
                     }
                 }
             }
@@ -890,6 +878,26 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
         }
     }
     Ok(out)
+}
+
+/// The value under string key `key` of a map.
+fn str_entry_mut<'v>(v: &'v mut GoValue, key: &str) -> Option<&'v mut GoValue> {
+    let GoValue::Map(m) = v else { return None };
+    m.iter_mut()
+        .find(|(k, _)| matches!(k, GoValue::Str(s) if s == key))
+        .map(|(_, v)| v)
+}
+
+/// Whether any map in `v` has a key that is not a string (what makes
+/// [`cast_value`] fail).
+fn has_non_string_key(v: &GoValue) -> bool {
+    match v {
+        GoValue::Seq(items) => items.iter().any(has_non_string_key),
+        GoValue::Map(m) => m
+            .iter()
+            .any(|(k, v)| !matches!(k, GoValue::Str(_)) || has_non_string_key(v)),
+        _ => false,
+    }
 }
 
 // ---- encoding ----------------------------------------------------------------------
