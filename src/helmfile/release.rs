@@ -16,6 +16,7 @@ use super::load::{template_error, HelmState};
 use super::seams;
 use super::spec::{ReleaseSpec, SetValue};
 use super::tmpl::{Context, RenderEnv};
+use crate::funcs::codec::yaml::TypedKeyValues;
 use crate::template::{Map, Value};
 
 fn merge_ptr_bool(dst: &mut Option<bool>, src: Option<bool>) {
@@ -261,12 +262,35 @@ fn yaml_bool(field: &str, s: &str) -> Result<bool> {
     })
 }
 
+/// The marker an inline values map whose keys do not cast to strings leaves.
+fn typed_key_values(v: &Value) -> Option<&TypedKeyValues> {
+    match v {
+        Value::Object(o) => o.as_any().downcast_ref::<TypedKeyValues>(),
+        _ => None,
+    }
+}
+
 /// One pass of `ExecuteTemplateExpressions`: renders `r` (as loaded) with `data`.
 fn execute_template_expressions(rd: &Renderer<'_>, r: &ReleaseSpec) -> Result<ReleaseSpec> {
     let mut out = r.clone();
-    // `Clone` is a YAML round trip of the whole spec.
-    out.values = r.values.iter().map(yaml_roundtrip).collect();
-    out.values_template = r.values_template.iter().map(yaml_roundtrip).collect();
+    // `Clone` is a YAML round trip of the whole spec. A map whose keys do not cast
+    // survives it unchanged (as the marker holding its error).
+    out.values = r
+        .values
+        .iter()
+        .map(|v| match typed_key_values(v) {
+            Some(_) => v.clone(),
+            None => yaml_roundtrip(v),
+        })
+        .collect();
+    out.values_template = r
+        .values_template
+        .iter()
+        .map(|v| match typed_key_values(v) {
+            Some(_) => v.clone(),
+            None => yaml_roundtrip(v),
+        })
+        .collect();
     out.secrets = r.secrets.iter().map(yaml_roundtrip).collect();
 
     out.name = rd.render(&r.name, || format!(".name = \"{}\"", r.name))?;
@@ -296,14 +320,22 @@ fn execute_template_expressions(rd: &Renderer<'_>, r: &ReleaseSpec) -> Result<Re
     if !out.values_template.is_empty() {
         let mut rendered = Vec::new();
         for (i, t) in out.values_template.iter().enumerate() {
-            if let Value::Map(_) = t {
-                let shown = crate::template::fmt::format_value(t);
-                let serialized = seams::encode_yaml(t).map_err(|e| {
-                    HelmfileError::other(format!(
-                        "failed executing template expressions in release \"{}\".values[{i}] = \"{shown}\": {e}",
-                        r.name
-                    ))
-                })?;
+            let typed = typed_key_values(t);
+            if typed.is_some() || matches!(t, Value::Map(_)) {
+                let (shown, serialized) = match typed {
+                    // Typed keys survive Marshal; the decode below casts them.
+                    Some(m) => (m.shown_v.clone(), m.yaml.clone()),
+                    None => {
+                        let shown = crate::template::fmt::format_value(t);
+                        let serialized = seams::encode_yaml(t).map_err(|e| {
+                            HelmfileError::other(format!(
+                                "failed executing template expressions in release \"{}\".values[{i}] = \"{shown}\": {e}",
+                                r.name
+                            ))
+                        })?;
+                        (shown, serialized)
+                    }
+                };
                 let s = rd.render(&serialized, || format!(".values[{i}] = \"{serialized}\""))?;
                 let v = seams::decode_values(&s).map_err(|e| {
                     HelmfileError::new(
@@ -327,6 +359,15 @@ fn execute_template_expressions(rd: &Renderer<'_>, r: &ReleaseSpec) -> Result<Re
         if let Value::String(s) = v {
             let t = s.to_string();
             *v = Value::str(rd.render(&t, || format!(".values[{i}] = \"{t}\""))?);
+        } else if let Some(t) = typed_key_values(v) {
+            // Helmfile casts an inline map's keys to strings here.
+            return Err(HelmfileError::new(
+                ErrorKind::Yaml,
+                format!(
+                    "failed executing template expressions in release \"{}\".values[{i}] = \"{}\": {}",
+                    r.name, t.shown, t.message
+                ),
+            ));
         }
     }
     for (i, v) in out.secrets.iter_mut().enumerate() {

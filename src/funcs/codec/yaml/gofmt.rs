@@ -253,6 +253,35 @@ pub fn plain_v(v: &GoValue) -> String {
     }
 }
 
+/// Go `%s` of a value held in a container (a map or slice element, or a map
+/// key): strings print as they are, a nil interface as `<nil>`, and other scalars
+/// as fmt's bad-verb form (`%!s(int=1)`, `%!s(bool=true)`, `%!s(float64=2.5)`).
+pub fn s_verb(v: &GoValue) -> String {
+    match v {
+        GoValue::Nil => "<nil>".to_string(),
+        GoValue::Str(s) => s.clone(),
+        GoValue::Bool(_) | GoValue::Int(_) | GoValue::Uint(_) | GoValue::Float(_) => {
+            format!("%!s({}={})", v.type_name(), plain_v(v))
+        }
+        GoValue::Seq(items) => format!(
+            "[{}]",
+            items.iter().map(s_verb).collect::<Vec<_>>().join(" ")
+        ),
+        GoValue::Map(m) => {
+            let mut entries: Vec<&(GoValue, GoValue)> = m.iter().collect();
+            entries.sort_by(|a, b| fmt_key_cmp(&a.0, &b.0));
+            format!(
+                "map[{}]",
+                entries
+                    .iter()
+                    .map(|(k, v)| format!("{}:{}", s_verb(k), s_verb(v)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        }
+    }
+}
+
 /// Go `%#v` of a value held in an `interface{}` (`top`: not inside a container,
 /// where a nil prints as `<nil>` rather than `interface {}(nil)`).
 pub fn sharp_v(v: &GoValue, top: bool) -> String {
@@ -337,6 +366,27 @@ mod tests {
         for (f, want) in cases {
             assert_eq!(format_json_float(f), want, "{f}");
         }
+    }
+
+    #[test]
+    fn s_verb_matches_go() {
+        let mut m = crate::funcs::codec::yaml::decode::GoMap::new();
+        m.insert(GoValue::Int(1), GoValue::Str("a".into()));
+        m.insert(
+            GoValue::Str("b".into()),
+            GoValue::Seq(vec![
+                GoValue::Nil,
+                GoValue::Float(2.5),
+                GoValue::Bool(true),
+                GoValue::Str("s".into()),
+            ]),
+        );
+        let m = GoValue::Map(m);
+        // What Helmfile 0.166 printed for this map (string keys sort before ints).
+        assert_eq!(
+            s_verb(&m),
+            "map[b:[<nil> %!s(float64=2.5) %!s(bool=true) s] %!s(int=1):a]"
+        );
     }
 
     #[test]

@@ -797,18 +797,29 @@ fn cast_value(v: GoValue) -> Result<Value, String> {
     go_to_value(v, &string_key)
 }
 
-/// An environment's inline values map (`environments.NAME.values[i]`) whose keys
-/// are not all strings, kept with the error casting it gives.
+/// An inline values map whose keys are not all strings, kept with the error casting
+/// it gives: an environment's (`environments.NAME.values[i]`) or a release's
+/// (`releases[j].values[i]` and `releases[j].valuesTemplate[i]`).
 ///
-/// Helmfile reads a state's `environments` into `interface{}` values and casts
-/// their keys to strings (`CastKeysToStrings`) only when it loads the selected
-/// environment, so such a map fails only the runs that select its environment,
-/// with `failed to read FILE: unexpected type of key in map: ...`. A state with
-/// one in another environment renders.
+/// Helmfile reads both into `interface{}` values and casts their keys to strings
+/// (`CastKeysToStrings`) only later: an environment's when it loads the selected
+/// environment, so such a map fails only the runs that select its environment
+/// (`failed to read FILE: unexpected type of key in map: ...`); a release's when it
+/// executes the release's templates, after the fields rendered before `values`
+/// (`failed executing template expressions in release "r".values[0] = "...": ...`).
 #[derive(Debug)]
 pub struct TypedKeyValues {
     /// `unexpected type of key in map: expected string, got int: value=1, map=...`.
     pub message: String,
+    /// The map as Go's `%s` prints it (`map[b:c %!s(int=1):a]`), which Helmfile's
+    /// error for a release's `values` quotes.
+    pub shown: String,
+    /// The map as Go's `%v` prints it, which the error for `valuesTemplate` quotes.
+    pub shown_v: String,
+    /// The map through yaml.v2's `Marshal`, typed keys kept: what a release's
+    /// `valuesTemplate` renders (the round trip that follows turns top-level keys
+    /// into strings, so only nested typed keys fail there).
+    pub yaml: String,
 }
 
 impl Object for TypedKeyValues {
@@ -834,47 +845,72 @@ impl Object for TypedKeyValues {
 }
 
 /// [`Mode::HelmfileState`]'s conversion: [`cast_value`], with each environment's
-/// inline values map that does not cast left as a [`TypedKeyValues`].
+/// and each release's inline values map that does not cast left as a
+/// [`TypedKeyValues`].
 fn cast_state(mut v: GoValue) -> Result<Value, String> {
     if !has_non_string_key(&v) {
         return cast_value(v);
     }
     // Set aside the maps that do not cast (as nil), convert the rest as usual,
-    // then put the markers where the maps were.
-    let mut typed: Vec<(String, usize, String)> = Vec::new();
-    if let Some(GoValue::Map(envs)) = str_entry_mut(&mut v, "environments") {
-        for (name, env) in envs.iter_mut() {
-            let (GoValue::Str(name), Some(GoValue::Seq(items))) =
-                (name, str_entry_mut(env, "values"))
-            else {
-                continue;
-            };
-            for (i, item) in items.iter_mut().enumerate() {
-                if matches!(item, GoValue::Map(_)) && has_non_string_key(item) {
-                    let map = std::mem::replace(item, GoValue::Nil);
-                    if let Err(message) = cast_value(map) {
-                        typed.push((name.clone(), i, message));
-                    }
+    // then put the markers where the maps were. A marker's place: the section
+    // (`environments` or `releases`), the environment name or release index, the
+    // field (`values` or `valuesTemplate`) and the index in it.
+    type Place = (&'static str, GoValue, &'static str, usize);
+    let mut typed: Vec<(Place, TypedKeyValues)> = Vec::new();
+    let mut set_aside = |section: &'static str, at: GoValue, entry: &mut GoValue, field| {
+        let Some(GoValue::Seq(items)) = str_entry_mut(entry, field) else {
+            return;
+        };
+        for (i, item) in items.iter_mut().enumerate() {
+            if matches!(item, GoValue::Map(_)) && has_non_string_key(item) {
+                let map = std::mem::replace(item, GoValue::Nil);
+                let shown = gofmt::s_verb(&map);
+                let shown_v = gofmt::plain_v(&map);
+                let yaml = encode::marshal_go(&map).unwrap_or_default();
+                if let Err(message) = cast_value(map) {
+                    let marker = TypedKeyValues {
+                        message,
+                        shown,
+                        shown_v,
+                        yaml,
+                    };
+                    typed.push(((section, at.clone(), field, i), marker));
                 }
             }
         }
+    };
+    if let Some(GoValue::Map(envs)) = str_entry_mut(&mut v, "environments") {
+        for (name, env) in envs.iter_mut() {
+            if let GoValue::Str(_) = name {
+                set_aside("environments", name.clone(), env, "values");
+            }
+        }
+    }
+    if let Some(GoValue::Seq(releases)) = str_entry_mut(&mut v, "releases") {
+        for (j, release) in releases.iter_mut().enumerate() {
+            let at = GoValue::Int(j as i64);
+            set_aside("releases", at.clone(), release, "values");
+            set_aside("releases", at, release, "valuesTemplate");
+        }
     }
     let out = cast_value(v)?;
-    for (name, i, message) in typed {
-        let env = out
-            .get("environments")
-            .and_then(|envs| envs.get(&name))
-            .and_then(|env| match env {
-                Value::Map(m) => Some(m),
-                _ => None,
-            });
-        let Some(env) = env else { continue };
-        if let Some(Value::List(items)) = env.get("values") {
+    for ((section, at, field, i), marker) in typed {
+        let entry = match (out.get(section), &at) {
+            (Some(envs), GoValue::Str(name)) => envs.get(name),
+            (Some(Value::List(releases)), GoValue::Int(j)) => {
+                releases.items().get(*j as usize).cloned()
+            }
+            _ => None,
+        };
+        let Some(Value::Map(entry)) = entry else {
+            continue;
+        };
+        if let Some(Value::List(items)) = entry.get(field) {
             let mut items = items.items().to_vec();
             if let Some(slot) = items.get_mut(i) {
-                *slot = Value::Object(Arc::new(TypedKeyValues { message }));
+                *slot = Value::Object(Arc::new(marker));
             }
-            env.insert("values", Value::list(items));
+            entry.insert(field, Value::list(items));
         }
     }
     Ok(out)
