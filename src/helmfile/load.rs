@@ -882,7 +882,7 @@ impl Loader<'_> {
                 Value::Map(m) => merge_override(&result, m),
                 other => {
                     // An inline map whose keys do not cast: Helmfile casts them only
-                    // now, when its environment is the one loaded.
+                    // now, when its environment (or the state's own values) loads.
                     if let Value::Object(o) = other {
                         if let Some(t) = o.as_any().downcast_ref::<TypedKeyValues>() {
                             return Err(HelmfileError::new(ErrorKind::Yaml, t.message.clone()));

@@ -798,8 +798,9 @@ fn cast_value(v: GoValue) -> Result<Value, String> {
 }
 
 /// An inline values map whose keys are not all strings, kept with the error casting
-/// it gives: an environment's (`environments.NAME.values[i]`) or a release's
-/// (`releases[j].values[i]` and `releases[j].valuesTemplate[i]`).
+/// it gives: the state's (`values[i]`), an environment's
+/// (`environments.NAME.values[i]`) or a release's (`releases[j].values[i]` and
+/// `releases[j].valuesTemplate[i]`).
 ///
 /// Helmfile reads both into `interface{}` values and casts their keys to strings
 /// (`CastKeysToStrings`) only later: an environment's when it loads the selected
@@ -853,8 +854,9 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
     }
     // Set aside the maps that do not cast (as nil), convert the rest as usual,
     // then put the markers where the maps were. A marker's place: the section
-    // (`environments` or `releases`), the environment name or release index, the
-    // field (`values` or `valuesTemplate`) and the index in it.
+    // (`environments`, `releases`, or "" for the state itself), the environment
+    // name or release index, the field (`values` or `valuesTemplate`) and the index
+    // in it.
     type Place = (&'static str, GoValue, &'static str, usize);
     let mut typed: Vec<(Place, TypedKeyValues)> = Vec::new();
     let mut set_aside = |section: &'static str, at: GoValue, entry: &mut GoValue, field| {
@@ -879,6 +881,9 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
             }
         }
     };
+    // The state's own `values` (the defaults of state values) are cast when the
+    // state's values load.
+    set_aside("", GoValue::Nil, &mut v, "values");
     if let Some(GoValue::Map(envs)) = str_entry_mut(&mut v, "environments") {
         for (name, env) in envs.iter_mut() {
             if let GoValue::Str(_) = name {
@@ -896,6 +901,7 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
     let out = cast_value(v)?;
     for ((section, at, field, i), marker) in typed {
         let entry = match (out.get(section), &at) {
+            _ if section.is_empty() => Some(out.clone()),
             (Some(envs), GoValue::Str(name)) => envs.get(name),
             (Some(Value::List(releases)), GoValue::Int(j)) => {
                 releases.items().get(*j as usize).cloned()
