@@ -100,6 +100,12 @@ fn traceback(err: &Error) -> Option<String> {
             parts.push(s);
         }
         match &e.inner {
+            // Go's chain holds the called function's own error between this link
+            // and the inner template error; unless the function passed the template
+            // error on as it was (`include` does, `tpl` wraps it in `error during
+            // tpl function execution for ...`), that text is not a template error
+            // and Helm gives up on the traceback.
+            Some(_) if called_function_wrapped(&e.detail) => return None,
             Some(inner) => cur = Some(inner),
             None => {
                 // A function's own error ends Go's chain with a non-template text,
@@ -117,4 +123,16 @@ fn traceback(err: &Error) -> Option<String> {
         }
     }
     Some(parts.concat().trim().to_string())
+}
+
+/// Whether a link's `error calling NAME: REST` shows the function's error as a text
+/// of its own rather than the inner template error itself.
+fn called_function_wrapped(detail: &str) -> bool {
+    match detail.strip_prefix("error calling ") {
+        Some(rest) => match rest.split_once(": ") {
+            Some((_, err)) => !err.starts_with("template: "),
+            None => false,
+        },
+        None => false,
+    }
 }

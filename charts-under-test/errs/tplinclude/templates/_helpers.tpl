@@ -1,0 +1,3 @@
+{{- define "tplinclude.body" -}}
+body: {{ tpl .Values.snippet . }}
+{{- end }}
