@@ -84,7 +84,7 @@ impl Files {
             // Helm indexes the last byte of the empty string and panics.
             return Err("runtime error: index out of range [-1]".into());
         }
-        let s = String::from_utf8_lossy(data);
+        let s = crate::template::gostr::from_slice(data);
         let s = s.strip_suffix('\n').unwrap_or(&s);
         Ok(Value::List(List::of_strings(
             s.split('\n').map(Value::str).collect(),
@@ -158,8 +158,9 @@ impl Object for Files {
         match name {
             "Get" => {
                 let n = arg_str(args, name)?;
+                // A binary file's bytes stay as they are (see `gostr`).
                 Ok(Value::str(
-                    String::from_utf8_lossy(&self.get_bytes(&n)?).as_ref(),
+                    crate::template::gostr::from_slice(&self.get_bytes(&n)?).as_ref(),
                 ))
             }
             "GetBytes" => Ok(Value::Bytes(self.get_bytes(&arg_str(args, name)?)?)),

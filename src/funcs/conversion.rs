@@ -69,7 +69,7 @@ fn to_strings(args: &[Value]) -> FuncResult {
 pub(crate) fn strval(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Bytes(b) => crate::template::gostr::from_slice(b).into_owned(),
         other => format_value(other),
     }
 }

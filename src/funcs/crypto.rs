@@ -64,29 +64,27 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Go strings are byte strings; ours must be UTF-8, so bytes that are not are
 /// replaced. Only reachable through `decryptAES` of non-text data.
+/// The bytes of string argument `i` (raw bytes included, see `gostr`).
+fn go_bytes(args: &[Value], i: usize) -> std::borrow::Cow<'_, [u8]> {
+    crate::template::gostr::to_bytes(str_arg(args, i))
+}
+
 fn bytes_to_value(b: Vec<u8>) -> Value {
-    match String::from_utf8(b) {
-        Ok(s) => Value::from(s),
-        Err(e) => Value::from(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    }
+    Value::from(crate::template::gostr::from_bytes(b))
 }
 
 // ---- digests ------------------------------------------------------------------------
 
 fn sha1sum(args: &[Value]) -> FuncResult {
-    Ok(Value::from(hex(&Sha1::digest(str_arg(args, 0).as_bytes()))))
+    Ok(Value::from(hex(&Sha1::digest(go_bytes(args, 0)))))
 }
 
 fn sha256sum(args: &[Value]) -> FuncResult {
-    Ok(Value::from(hex(&Sha256::digest(
-        str_arg(args, 0).as_bytes(),
-    ))))
+    Ok(Value::from(hex(&Sha256::digest(go_bytes(args, 0)))))
 }
 
 fn sha512sum(args: &[Value]) -> FuncResult {
-    Ok(Value::from(hex(&Sha512::digest(
-        str_arg(args, 0).as_bytes(),
-    ))))
+    Ok(Value::from(hex(&Sha512::digest(go_bytes(args, 0)))))
 }
 
 /// Adler-32 (RFC 1950), printed in decimal as Sprig does.
@@ -106,9 +104,7 @@ fn adler32(data: &[u8]) -> u32 {
 }
 
 fn adler32sum(args: &[Value]) -> FuncResult {
-    Ok(Value::from(
-        adler32(str_arg(args, 0).as_bytes()).to_string(),
-    ))
+    Ok(Value::from(adler32(&go_bytes(args, 0)).to_string()))
 }
 
 // ---- passwords ----------------------------------------------------------------------

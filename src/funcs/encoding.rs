@@ -6,7 +6,7 @@
 //! Go's decoders have their own leniencies (CR/LF skipped anywhere, non-zero trailing
 //! bits accepted, base32 input after the padding ignored).
 
-use crate::template::{FuncDef, FuncResult, Ty, Value};
+use crate::template::{gostr, FuncDef, FuncResult, Ty, Value};
 
 pub static FUNCS: &[FuncDef] = &[
     FuncDef::plain("b64enc", &[Ty::String], b64enc),
@@ -22,17 +22,16 @@ fn str_arg(args: &[Value], i: usize) -> &str {
     args.get(i).and_then(Value::as_str).unwrap_or("")
 }
 
-/// Go converts decoded bytes to a `string` without validation; invalid UTF-8 has to
-/// survive somehow in our `str` values, so it is replaced (the only lossy spot).
+/// Go converts decoded bytes to a `string` without validation; bytes that are not
+/// UTF-8 are kept as [`gostr`] raw-byte characters.
 fn bytes_to_value(b: Vec<u8>) -> Value {
-    match String::from_utf8(b) {
-        Ok(s) => Value::from(s),
-        Err(e) => Value::from(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    }
+    Value::from(gostr::from_bytes(b))
 }
 
 fn b64enc(args: &[Value]) -> FuncResult {
-    Ok(Value::from(base64_encode(str_arg(args, 0).as_bytes())))
+    Ok(Value::from(base64_encode(&gostr::to_bytes(str_arg(
+        args, 0,
+    )))))
 }
 
 fn b64dec(args: &[Value]) -> FuncResult {
@@ -43,7 +42,9 @@ fn b64dec(args: &[Value]) -> FuncResult {
 }
 
 fn b32enc(args: &[Value]) -> FuncResult {
-    Ok(Value::from(base32_encode(str_arg(args, 0).as_bytes())))
+    Ok(Value::from(base32_encode(&gostr::to_bytes(str_arg(
+        args, 0,
+    )))))
 }
 
 fn b32dec(args: &[Value]) -> FuncResult {

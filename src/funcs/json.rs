@@ -35,10 +35,15 @@ pub static HELM_FUNCS: &[FuncDef] = &[
 ];
 
 /// Helm 4's replacements, registered over [`SPRIG_FUNCS`]: Helm's own functions plus
-/// Sprig's `mustFromJson`, all decoding with the newer Go's error texts.
+/// Sprig's encoders and `mustFromJson`, all with the newer Go's `encoding/json`
+/// (its error texts, and a raw U+FFFD for each byte that is not UTF-8).
 pub static HELM4_FUNCS: &[FuncDef] = &[
-    FuncDef::plain("toJson", &[Ty::Any], to_json),
-    FuncDef::plain("mustToJson", &[Ty::Any], must_to_json),
+    FuncDef::plain("toJson", &[Ty::Any], to_json_v2),
+    FuncDef::plain("mustToJson", &[Ty::Any], must_to_json_v2),
+    FuncDef::plain("toPrettyJson", &[Ty::Any], to_pretty_json_v2),
+    FuncDef::plain("mustToPrettyJson", &[Ty::Any], must_to_pretty_json_v2),
+    FuncDef::plain("toRawJson", &[Ty::Any], must_to_raw_json_v2),
+    FuncDef::plain("mustToRawJson", &[Ty::Any], must_to_raw_json_v2),
     FuncDef::plain("fromJson", &[Ty::String], helm_from_json_v2),
     FuncDef::plain("fromJsonArray", &[Ty::String], helm_from_json_array_v2),
     FuncDef::plain("mustFromJson", &[Ty::String], must_from_json_v2),
@@ -63,6 +68,36 @@ fn to_json(args: &[Value]) -> FuncResult {
 
 fn must_to_json(args: &[Value]) -> FuncResult {
     json::encode(&arg(args, 0), true)
+        .map(Value::str)
+        .map_err(|e| FuncError::call(e.to_string()))
+}
+
+fn to_json_v2(args: &[Value]) -> FuncResult {
+    Ok(Value::str(
+        json::encode_in(&arg(args, 0), true, Dialect::V2).unwrap_or_default(),
+    ))
+}
+
+fn must_to_json_v2(args: &[Value]) -> FuncResult {
+    json::encode_in(&arg(args, 0), true, Dialect::V2)
+        .map(Value::str)
+        .map_err(|e| FuncError::call(e.to_string()))
+}
+
+fn to_pretty_json_v2(args: &[Value]) -> FuncResult {
+    Ok(Value::str(
+        json::encode_indent_in(&arg(args, 0), "", "  ", Dialect::V2).unwrap_or_default(),
+    ))
+}
+
+fn must_to_pretty_json_v2(args: &[Value]) -> FuncResult {
+    json::encode_indent_in(&arg(args, 0), "", "  ", Dialect::V2)
+        .map(Value::str)
+        .map_err(|e| FuncError::call(e.to_string()))
+}
+
+fn must_to_raw_json_v2(args: &[Value]) -> FuncResult {
+    json::encode_in(&arg(args, 0), false, Dialect::V2)
         .map(Value::str)
         .map_err(|e| FuncError::call(e.to_string()))
 }

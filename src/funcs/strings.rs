@@ -18,7 +18,7 @@ use unicode_general_category::{get_general_category, GeneralCategory as Gc};
 
 use super::conversion::{arg, arg_int, arg_str, strslice, strval};
 use crate::template::fmt::{format_value, quote as go_quote};
-use crate::template::{FuncDef, FuncError, FuncResult, List, Map, MapType, Ty, Value};
+use crate::template::{gostr, FuncDef, FuncError, FuncResult, List, Map, MapType, Ty, Value};
 
 pub static FUNCS: &[FuncDef] = &[
     FuncDef::plain("hello", &[], hello),
@@ -81,9 +81,10 @@ fn hello(_: &[Value]) -> FuncResult {
     s("Hello!")
 }
 
-/// `s[a..b]` on bytes, as Go slices strings; cuts inside a character become U+FFFD.
+/// `s[a..b]` on bytes, as Go slices strings; a cut inside a character leaves raw
+/// bytes (see `gostr`).
 fn bytes_to_string(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    gostr::from_slice(b).into_owned()
 }
 
 fn to_usize(i: i64) -> usize {
@@ -118,7 +119,8 @@ fn abbreviate_full(st: &str, offset: i64, max_width: i64) -> Option<String> {
     if max_width < 4 {
         return None;
     }
-    let b = st.as_bytes();
+    let b = gostr::to_bytes(st);
+    let b: &[u8] = &b;
     let len = b.len() as i64;
     if len <= max_width {
         return Some(st.to_string());
@@ -147,7 +149,8 @@ fn abbreviate_full(st: &str, offset: i64, max_width: i64) -> Option<String> {
 fn trunc(args: &[Value]) -> FuncResult {
     let c = arg_int(args, 0)?;
     let st = arg_str(args, 1)?;
-    let b = st.as_bytes();
+    let b = gostr::to_bytes(st);
+    let b: &[u8] = &b;
     let len = b.len() as i64;
     if c < 0 && len + c > 0 {
         return s(bytes_to_string(&b[to_usize(len + c)..]));
@@ -181,7 +184,7 @@ fn lower(args: &[Value]) -> FuncResult {
 /// only spaces separate).
 fn title(args: &[Value]) -> FuncResult {
     let mut prev = ' ';
-    let out: String = arg_str(args, 0)?
+    let out: String = gostr::lossy(arg_str(args, 0)?)
         .chars()
         .map(|c| {
             let r = if title_separator(prev) {
@@ -209,7 +212,7 @@ fn title_separator(c: char) -> bool {
 /// goutils.Uncapitalize: the first letter after whitespace is lowered.
 fn untitle(args: &[Value]) -> FuncResult {
     let mut next = true;
-    let out: String = arg_str(args, 0)?
+    let out: String = gostr::lossy(arg_str(args, 0)?)
         .chars()
         .map(|c| {
             if go_is_space(c) {
@@ -230,7 +233,8 @@ fn substr(args: &[Value]) -> FuncResult {
     let start = arg_int(args, 0)?;
     let end = arg_int(args, 1)?;
     let st = arg_str(args, 2)?;
-    let b = st.as_bytes();
+    let b = gostr::to_bytes(st);
+    let b: &[u8] = &b;
     let len = b.len() as i64;
     if start < 0 {
         // s[:end]
@@ -343,7 +347,7 @@ fn initials(args: &[Value]) -> FuncResult {
 /// at the start of a word and to upper case elsewhere.
 fn swapcase(args: &[Value]) -> FuncResult {
     let mut word_start = true;
-    let out: String = arg_str(args, 0)?
+    let out: String = gostr::lossy(arg_str(args, 0)?)
         .chars()
         .map(|c| {
             if go_is_upper(c) || go_is_title(c) {
@@ -910,6 +914,10 @@ pub(crate) fn go_is_space(c: char) -> bool {
 /// which agrees wherever it yields one character; where it expands, the simple
 /// mapping is the identity except for the Greek letters with ypogegrammeni.
 pub(crate) fn go_to_upper(c: char) -> char {
+    // Go's case mappings decode runes: a byte that is not UTF-8 becomes U+FFFD.
+    if gostr::raw_byte(c).is_some() {
+        return char::REPLACEMENT_CHARACTER;
+    }
     let mut up = c.to_uppercase();
     match (up.next(), up.next()) {
         (Some(u), None) => u,
@@ -929,6 +937,9 @@ pub(crate) fn go_to_upper(c: char) -> char {
 
 /// `unicode.ToLower`: simple mapping (only U+0130 expands in the full one).
 pub(crate) fn go_to_lower(c: char) -> char {
+    if gostr::raw_byte(c).is_some() {
+        return char::REPLACEMENT_CHARACTER;
+    }
     let mut low = c.to_lowercase();
     match (low.next(), low.next()) {
         (Some(l), None) => l,
@@ -940,6 +951,9 @@ pub(crate) fn go_to_lower(c: char) -> char {
 /// `unicode.ToTitle`: the upper-case mapping except for the Latin digraphs (which
 /// have their own title-case letters) and Georgian Mkhedruli (title case is itself).
 pub(crate) fn go_to_title(c: char) -> char {
+    if gostr::raw_byte(c).is_some() {
+        return char::REPLACEMENT_CHARACTER;
+    }
     match c as u32 {
         0x01C4..=0x01C6 => '\u{1C5}',
         0x01C7..=0x01C9 => '\u{1C8}',

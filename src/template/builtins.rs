@@ -190,7 +190,7 @@ fn length(item: &Val) -> Result<usize, String> {
         return Err("len of nil pointer".to_string());
     }
     match collection(&item.v) {
-        Value::String(s) => Ok(s.len()),
+        Value::String(s) => Ok(super::gostr::byte_len(s.as_ref())),
         Value::List(l) => Ok(l.len()),
         Value::Bytes(b) => Ok(b.len()),
         Value::Map(m) => Ok(m.len()),
@@ -243,8 +243,9 @@ fn index(item: &Val, indexes: &[Val]) -> Result<Val, String> {
                 }
             }
             Value::String(s) => {
-                let x = index_arg(idx, s.len())?;
-                match s.as_bytes().get(x) {
+                let b = super::gostr::to_bytes(s);
+                let x = index_arg(idx, b.len())?;
+                match b.get(x) {
                     Some(v) => plain(Value::Uint(*v as u64, UintType::Uint8)),
                     None => return Err("reflect: string index out of range".to_string()),
                 }

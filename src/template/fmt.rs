@@ -88,12 +88,12 @@ pub fn format_float(f: f64, fmt: u8, prec: i32) -> String {
 /// Go `strconv.Quote`: a double-quoted Go string literal; printable runes stay as
 /// they are, others become `\n`, `\x7f`, `\u2028`, `\U0001f600`-style escapes.
 pub fn quote(s: &str) -> String {
-    quote_bytes_with(s.as_bytes(), b'"', false)
+    quote_bytes_with(&super::gostr::to_bytes(s), b'"', false)
 }
 
 /// Go `strconv.QuoteToASCII`: like [`quote`] but every non-ASCII rune is escaped.
 pub fn quote_ascii(s: &str) -> String {
-    quote_bytes_with(s.as_bytes(), b'"', true)
+    quote_bytes_with(&super::gostr::to_bytes(s), b'"', true)
 }
 
 /// Go `strconv.Quote` of a byte string that may hold invalid UTF-8 (each invalid byte
@@ -158,11 +158,9 @@ impl Printer {
         }
     }
 
+    /// The printed bytes; those that are not UTF-8 stay raw bytes (see `gostr`).
     fn finish(self) -> String {
-        match String::from_utf8(self.buf) {
-            Ok(s) => s,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        }
+        super::gostr::from_bytes(self.buf)
     }
 
     // ---- padding (Go format.go) -------------------------------------------------
@@ -649,7 +647,7 @@ impl Printer {
             Value::Int(i, _) => self.fmt_int_verb(v, *i as u64, true, verb),
             Value::Uint(u, _) => self.fmt_int_verb(v, *u, false, verb),
             Value::Float(x) => self.fmt_float_verb(v, *x, verb),
-            Value::String(s) => self.fmt_string(v, s.as_bytes(), verb),
+            Value::String(s) => self.fmt_string(v, &super::gostr::to_bytes(s), verb),
             Value::Bytes(b) => {
                 let ty = if depth == 0 { "[]byte" } else { "[]uint8" };
                 self.fmt_bytes(b, verb, ty, depth);

@@ -282,7 +282,7 @@ pub fn unquote(s: &str) -> Option<String> {
                 }
                 rest = tail;
             }
-            Some(String::from_utf8_lossy(&out).into_owned())
+            Some(super::gostr::from_bytes(out))
         }
         _ => None,
     }

@@ -53,6 +53,7 @@ pub mod error;
 pub(crate) mod exec;
 pub mod fmt;
 pub mod golit;
+pub mod gostr;
 pub mod lexer;
 pub mod options;
 pub mod parser;

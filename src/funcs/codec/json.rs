@@ -66,11 +66,19 @@ impl std::error::Error for JsonError {}
 /// does; `false` is what an Encoder with `SetEscapeHTML(false)` writes, minus the
 /// trailing newline).
 pub fn encode(v: &Value, escape_html: bool) -> Result<String, JsonError> {
+    encode_in(v, escape_html, Dialect::V1)
+}
+
+/// [`encode`] as the Go release of `dialect` writes it: bytes that are not UTF-8
+/// become an escaped `\ufffd` in Go 1.22 ([`Dialect::V1`]) and a raw U+FFFD in the
+/// newer Go that builds Helm 4 ([`Dialect::V2`]).
+pub fn encode_in(v: &Value, escape_html: bool, dialect: Dialect) -> Result<String, JsonError> {
     let mut e = Encoder {
         out: String::new(),
         escape_html,
         indent: None,
         open_maps: Vec::new(),
+        dialect,
     };
     e.value(v, 0)?;
     Ok(e.out)
@@ -78,11 +86,22 @@ pub fn encode(v: &Value, escape_html: bool) -> Result<String, JsonError> {
 
 /// Go `json.MarshalIndent(v, prefix, indent)` (HTML escaping on, as in Go).
 pub fn encode_indent(v: &Value, prefix: &str, indent: &str) -> Result<String, JsonError> {
+    encode_indent_in(v, prefix, indent, Dialect::V1)
+}
+
+/// [`encode_indent`] as the Go release of `dialect` writes it (see [`encode_in`]).
+pub fn encode_indent_in(
+    v: &Value,
+    prefix: &str,
+    indent: &str,
+    dialect: Dialect,
+) -> Result<String, JsonError> {
     let mut e = Encoder {
         out: String::new(),
         escape_html: true,
         indent: Some((prefix.to_string(), indent.to_string())),
         open_maps: Vec::new(),
+        dialect,
     };
     e.value(v, 0)?;
     Ok(e.out)
@@ -91,7 +110,7 @@ pub fn encode_indent(v: &Value, prefix: &str, indent: &str) -> Result<String, Js
 /// A JSON string literal for `s`, escaped the way `json.Marshal` does.
 pub fn encode_string(s: &str, escape_html: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    append_string(&mut out, s, escape_html);
+    append_string(&mut out, s, escape_html, Dialect::V1);
     out
 }
 
@@ -121,6 +140,7 @@ struct Encoder {
     /// Maps being encoded, outermost first, to detect self-containing maps (Go reports
     /// them instead of recursing forever).
     open_maps: Vec<Map>,
+    dialect: Dialect,
 }
 
 impl Encoder {
@@ -144,7 +164,7 @@ impl Encoder {
                 let s = encode_float(*f)?;
                 self.out.push_str(&s);
             }
-            Value::String(s) => append_string(&mut self.out, s, self.escape_html),
+            Value::String(s) => append_string(&mut self.out, s, self.escape_html, self.dialect),
             Value::Bytes(b) => {
                 self.out.push('"');
                 self.out.push_str(&base64_std(b));
@@ -183,7 +203,7 @@ impl Encoder {
                         self.out.push(',');
                     }
                     self.newline(depth + 1);
-                    append_string(&mut self.out, k, self.escape_html);
+                    append_string(&mut self.out, k, self.escape_html, self.dialect);
                     self.out.push(':');
                     if self.indent.is_some() {
                         self.out.push(' ');
@@ -199,9 +219,12 @@ impl Encoder {
             Value::Object(o) => match o.to_json_value() {
                 // An object whose JSON form is itself an object would recurse forever;
                 // Go types always bottom out, so fall back to the printed form.
-                Value::Object(inner) => {
-                    append_string(&mut self.out, &inner.fmt_v(false), self.escape_html)
-                }
+                Value::Object(inner) => append_string(
+                    &mut self.out,
+                    &inner.fmt_v(false),
+                    self.escape_html,
+                    self.dialect,
+                ),
                 jv => self.value(&jv, depth)?,
             },
         }
@@ -211,7 +234,7 @@ impl Encoder {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn append_string(out: &mut String, s: &str, escape_html: bool) {
+fn append_string(out: &mut String, s: &str, escape_html: bool, dialect: Dialect) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -226,6 +249,11 @@ fn append_string(out: &mut String, s: &str, escape_html: bool) {
             c if (c as u32) < 0x20 => push_u4(out, c as u32),
             // Valid JSON but not valid JavaScript; Go always escapes them.
             '\u{2028}' | '\u{2029}' => push_u4(out, c as u32),
+            // A byte that is not UTF-8 (see `gostr`): U+FFFD, escaped by Go 1.22.
+            c if crate::template::gostr::raw_byte(c).is_some() => match dialect {
+                Dialect::V1 => push_u4(out, 0xFFFD),
+                Dialect::V2 => out.push(char::REPLACEMENT_CHARACTER),
+            },
             c => out.push(c),
         }
     }

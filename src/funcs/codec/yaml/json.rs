@@ -39,6 +39,8 @@ pub fn write_string(out: &mut String, s: &str) {
                 out.push(HEX[(c as usize) >> 4] as char);
                 out.push(HEX[(c as usize) & 0xF] as char);
             }
+            // Go's encoder writes each byte that is not UTF-8 as an escaped U+FFFD.
+            c if crate::template::gostr::raw_byte(c).is_some() => out.push_str("\\ufffd"),
             c => out.push(c),
         }
     }
@@ -216,7 +218,11 @@ fn rereads_unchanged(s: &str) -> bool {
     }
     s.chars().all(|c| {
         let u = c as u32;
-        !(u == 0x7F || (0x80..=0x9F).contains(&u) || matches!(u, 0xFEFF | 0xFFFE | 0xFFFF))
+        // A raw byte (see `gostr`) is written as `\ufffd`, which reads back as U+FFFD.
+        !(u == 0x7F
+            || (0x80..=0x9F).contains(&u)
+            || matches!(u, 0xFEFF | 0xFFFE | 0xFFFF)
+            || crate::template::gostr::raw_byte(c).is_some())
     })
 }
 
