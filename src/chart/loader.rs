@@ -98,16 +98,11 @@ impl ChartFile {
         self.read().unwrap_or(&EMPTY)
     }
 
-    /// The content as text, borrowed when it is valid UTF-8 (invalid sequences are
-    /// replaced, as Go's conversions of template text do).
+    /// The content as text, borrowed when it is valid UTF-8; bytes that are not stay
+    /// raw bytes (see `template::gostr`), as in Go's strings, so the YAML reader and
+    /// the template output see them as Helm does.
     pub fn str(&self) -> Cow<'_, str> {
-        // `from_utf8` first: its check of ASCII runs a word at a time, where
-        // `from_utf8_lossy` walks chunk by chunk (a third of loading a big values.yaml).
-        let data = self.data();
-        match std::str::from_utf8(data) {
-            Ok(s) => Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(data),
-        }
+        crate::template::gostr::from_slice(self.data())
     }
 
     pub fn text(&self) -> String {
@@ -131,7 +126,7 @@ impl ChartFile {
                 // access (`get_mut`, `make_mut` in place) only when it is one.
                 unsafe { Arc::from_raw(raw) }
             }
-            Err(_) => Arc::from(String::from_utf8_lossy(data)),
+            Err(_) => Arc::from(crate::template::gostr::from_slice(data).as_ref()),
         }
     }
 }

@@ -429,14 +429,22 @@ impl Scanner {
                 std::str::from_utf8(bytes).unwrap_or("")
             };
             for (i, c) in text.char_indices() {
-                if !allowed_char(c) {
+                // A byte that is not UTF-8 (see `gostr`) stops libyaml's decoder.
+                let raw = crate::template::gostr::raw_byte(c).is_some();
+                if raw || !allowed_char(c) {
                     // The BOM that starts a stream is not a content character.
                     if start + i == 0 && c == '\u{FEFF}' {
                         continue;
                     }
+                    let problem = if raw {
+                        crate::template::gostr::yaml_reader_error(&text[i..])
+                            .unwrap_or("invalid leading UTF-8 octet")
+                    } else {
+                        "control characters are not allowed"
+                    };
                     let err = SyntaxError {
                         stage: ErrorStage::Reader,
-                        problem: "control characters are not allowed".to_string(),
+                        problem: problem.to_string(),
                         problem_mark: Mark {
                             offset: start + i,
                             ..Mark::default()
@@ -1987,6 +1995,15 @@ mod tests {
                 StreamEnd
             ]
         );
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_reader_errors() {
+        let text = crate::template::gostr::from_bytes(b"a: 1\nb: \xc3x\n".to_vec());
+        let mut s = Scanner::new(&text);
+        let e = s.peek().expect_err("must fail");
+        assert_eq!(e.stage, ErrorStage::Reader);
+        assert_eq!(e.go_message(), "invalid trailing UTF-8 octet");
     }
 
     #[test]
