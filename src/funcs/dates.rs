@@ -47,13 +47,17 @@ pub static FUNCS: &[FuncDef] = &[
         html_date_in_zone,
     )
     .nondeterministic(),
-    FuncDef::plain("dateModify", &[Ty::String, Ty::Any], date_modify),
-    FuncDef::plain("date_modify", &[Ty::String, Ty::Any], date_modify),
-    FuncDef::plain("mustDateModify", &[Ty::String, Ty::Any], must_date_modify),
-    FuncDef::plain("must_date_modify", &[Ty::String, Ty::Any], must_date_modify),
+    FuncDef::plain("dateModify", &[Ty::String, Ty::Time], date_modify),
+    FuncDef::plain("date_modify", &[Ty::String, Ty::Time], date_modify),
+    FuncDef::plain("mustDateModify", &[Ty::String, Ty::Time], must_date_modify),
+    FuncDef::plain(
+        "must_date_modify",
+        &[Ty::String, Ty::Time],
+        must_date_modify,
+    ),
     FuncDef::plain("toDate", &[Ty::String, Ty::String], to_date),
     FuncDef::plain("mustToDate", &[Ty::String, Ty::String], must_to_date),
-    FuncDef::plain("unixEpoch", &[Ty::Any], unix_epoch),
+    FuncDef::plain("unixEpoch", &[Ty::Time], unix_epoch),
     FuncDef::plain("duration", &[Ty::Any], duration),
     FuncDef::ctx("durationRound", &[Ty::Any], None, duration_round).nondeterministic(),
     FuncDef::ctx("ago", &[Ty::Any], None, ago).nondeterministic(),
@@ -1940,8 +1944,9 @@ fn nil() -> &'static Value {
     &NIL
 }
 
-/// The `time.Time` parameter of `dateModify` and `unixEpoch`; Go rejects other
-/// values while converting arguments.
+/// The `time.Time` parameter of `dateModify` and `unixEpoch`. Their signatures
+/// declare it ([`Ty::Time`]), so in templates the engine rejects other values
+/// before the call, with Go's texts; this covers calls made directly.
 fn time_arg(args: &[Value], i: usize) -> Result<GoTime, FuncError> {
     let v = args.get(i).unwrap_or(nil());
     as_time(v).ok_or_else(|| {

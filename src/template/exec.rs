@@ -150,6 +150,7 @@ fn assignable(v: &Value, t: Ty) -> bool {
         Ty::List => matches!(v, Value::List(l) if l.ty() == ListType::Interface),
         Ty::Strings => matches!(v, Value::List(l) if l.ty() == ListType::String),
         Ty::Map => matches!(v, Value::Map(m) if m.ty() != MapType::String),
+        Ty::Time => matches!(v, Value::Object(o) if o.type_name() == "time.Time"),
     }
 }
 

@@ -42,6 +42,8 @@ pub enum Ty {
     Strings,
     /// `map[string]interface{}` (named map types with that underlying type convert).
     Map,
+    /// `time.Time`: a host value whose Go type is `time.Time` (Sprig's dates).
+    Time,
 }
 
 impl Ty {
@@ -57,6 +59,7 @@ impl Ty {
             Ty::List => "[]interface {}",
             Ty::Strings => "[]string",
             Ty::Map => "map[string]interface {}",
+            Ty::Time => "time.Time",
         }
     }
 }
