@@ -24,6 +24,7 @@ use crate::funcs::{sprig_registry, Flavor};
 use crate::helmfile::{depbuild, paths};
 use crate::source::Vfs;
 use crate::template::fmt::quote;
+use crate::template::gostr;
 use crate::template::{Host, LanguageLevel, MissingKey, Options, TemplateSet, Value};
 
 use super::goflags;
@@ -860,7 +861,8 @@ pub fn location_note(err: &ChartError) -> Option<String> {
 
 fn report(err: &ChartError, pretty: bool) {
     let mut stderr = std::io::stderr();
-    let _ = stderr.write_all(err.helm_stderr().as_bytes());
+    // A Go string that is not UTF-8 (see `template::gostr`) goes out as its bytes.
+    let _ = stderr.write_all(&gostr::to_bytes(&err.helm_stderr()));
     if pretty {
         if let Some((src, span)) = &err.location {
             let (line, col) = src.line_col(span.start as usize);
@@ -894,7 +896,7 @@ fn fail(err: &ChartError, c: &Checked, pretty: bool) -> i32 {
         };
         match shown {
             Ok(out) => {
-                let _ = std::io::stdout().lock().write_all(out.as_bytes());
+                let _ = std::io::stdout().lock().write_all(&gostr::to_bytes(&out));
             }
             // Helm 3 reports the missing template; Helm 4 the render failure.
             Err(e) if c.opts.helm == HelmVersion::V3 => {
@@ -966,7 +968,7 @@ pub fn run(args: &TemplateArgs) -> i32 {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
             if stdout
-                .write_all(out.as_bytes())
+                .write_all(&gostr::to_bytes(&out))
                 .and_then(|()| stdout.flush())
                 .is_err()
             {
