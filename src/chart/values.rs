@@ -91,7 +91,8 @@ impl ValueOptions {
             let current = match src {
                 ValuesSource::File(p) => {
                     let bytes = read(vfs, p)?;
-                    let text = String::from_utf8_lossy(&bytes);
+                    // Bytes that are not UTF-8 reach the YAML reader, which refuses them.
+                    let text = crate::template::gostr::from_slice(&bytes);
                     decode_file(helm, &text)
                         .map_err(|e| format!("failed to parse {}: {e}", p.display()))?
                 }
@@ -117,7 +118,9 @@ impl ValueOptions {
         for v in &self.set_file {
             let reader = |p: &str| -> Result<Value, String> {
                 let bytes = read(vfs, Path::new(p))?;
-                Ok(Value::str(String::from_utf8_lossy(&bytes).as_ref()))
+                Ok(Value::str(
+                    crate::template::gostr::from_slice(&bytes).as_ref(),
+                ))
             };
             strvals::parse_into(v, &base, Mode::File(&reader))
                 .map_err(|e| format!("failed parsing --set-file data: {e}"))?;

@@ -158,7 +158,10 @@ fn read_file(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
         .vfs
         .read(&p)
         .map_err(|e| FuncError::call(os_error(&e, &shown)))?;
-    Ok(Value::str(String::from_utf8_lossy(&bytes).into_owned()))
+    // Go's `string(bytes)`: bytes that are not UTF-8 stay raw (see `gostr`).
+    Ok(Value::str(
+        crate::template::gostr::from_slice(&bytes).as_ref(),
+    ))
 }
 
 fn read_dir(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
@@ -319,7 +322,7 @@ fn run_program(
         )));
     }
     Ok(Value::str(
-        String::from_utf8_lossy(&out.stdout).into_owned(),
+        crate::template::gostr::from_slice(&out.stdout).as_ref(),
     ))
 }
 
