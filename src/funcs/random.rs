@@ -117,7 +117,8 @@ fn uuidv4(ctx: &mut CallCtx<'_>, _args: &[Value]) -> FuncResult {
 /// xstrings `Shuffle`: the string's characters (runes) in a random order.
 fn shuffle(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     let s = args.first().and_then(Value::as_str).unwrap_or("");
-    let mut chars: Vec<char> = s.chars().collect();
+    // `[]rune(s)`: a byte that is not UTF-8 becomes U+FFFD.
+    let mut chars: Vec<char> = crate::template::gostr::lossy(s).chars().collect();
     for i in (1..chars.len()).rev() {
         let j = below(ctx.host, i as u64 + 1) as usize;
         chars.swap(i, j);

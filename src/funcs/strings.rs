@@ -322,7 +322,11 @@ fn nospace(args: &[Value]) -> FuncResult {
         return s(st);
     }
     let mut out = String::with_capacity(st.len());
-    for b in st.bytes().filter(|b| !byte_is_space(*b)) {
+    for b in gostr::to_bytes(st)
+        .iter()
+        .copied()
+        .filter(|b| !byte_is_space(*b))
+    {
         push_latin1(&mut out, b);
     }
     s(out)
@@ -332,7 +336,7 @@ fn initials(args: &[Value]) -> FuncResult {
     let st = arg_str(args, 0)?;
     let mut out = String::new();
     let mut gap = true;
-    for b in st.bytes() {
+    for b in gostr::to_bytes(st).iter().copied() {
         if byte_is_space(b) {
             gap = true;
         } else if gap {
@@ -377,12 +381,13 @@ fn kebabcase(args: &[Value]) -> FuncResult {
     s(camel_to_lower(arg_str(args, 0)?, '-'))
 }
 
+// xstrings decodes runes: a byte that is not UTF-8 is U+FFFD to it.
 fn camelcase_xstrings_1_4(args: &[Value]) -> FuncResult {
-    s(to_camel(arg_str(args, 0)?, false))
+    s(to_camel(&gostr::lossy(arg_str(args, 0)?), false))
 }
 
 fn camelcase_xstrings_1_5(args: &[Value]) -> FuncResult {
-    s(to_camel(arg_str(args, 0)?, true))
+    s(to_camel(&gostr::lossy(arg_str(args, 0)?), true))
 }
 
 fn is_connector(c: char) -> bool {
@@ -662,7 +667,8 @@ fn wrap_custom(st: &str, width: i64, newline: &str, wrap_long: bool) -> String {
     }
     let newline = if newline.is_empty() { "\n" } else { newline }.as_bytes();
     let width = usize::try_from(width.max(1)).unwrap_or(usize::MAX);
-    let b = st.as_bytes();
+    let b = gostr::to_bytes(st);
+    let b: &[u8] = &b;
     let len = b.len();
     let mut offset = 0usize;
     let mut out: Vec<u8> = Vec::with_capacity(len + 8);

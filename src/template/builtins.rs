@@ -525,7 +525,7 @@ pub fn js_escape(s: &str) -> String {
 /// Go's `url.QueryEscape`.
 pub fn query_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
+    for &b in super::gostr::to_bytes(s).iter() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
                 out.push(b as char)
