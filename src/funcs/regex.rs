@@ -114,6 +114,7 @@ const REPEAT_SIZE: &str = "invalid repeat count";
 const MISSING_ARG: &str = "missing argument to repetition operator";
 const TRAILING_BACKSLASH: &str = "trailing backslash at end of expression";
 const TOO_LARGE: &str = "expression too large";
+const INVALID_UTF8: &str = "invalid UTF-8";
 
 fn err(code: &'static str, expr: &str) -> SyntaxError {
     SyntaxError {
@@ -693,6 +694,15 @@ fn parse_repeat(s: &str) -> Option<(i64, i64, usize)> {
 impl GoRegex {
     /// Go's regexp.Compile.
     pub fn compile(expr: &str) -> Result<GoRegex, SyntaxError> {
+        // Go checks the pattern is UTF-8 before parsing it; the error quotes the
+        // pattern from the first bad byte on (see `template::gostr`).
+        if let Some(at) = expr
+            .char_indices()
+            .find(|(_, c)| crate::template::gostr::raw_byte(*c).is_some())
+            .map(|(i, _)| i)
+        {
+            return Err(err(INVALID_UTF8, &expr[at..]));
+        }
         let t = Translator {
             src: expr,
             out: String::with_capacity(expr.len() + 8),
