@@ -60,64 +60,66 @@ fn str_arg(args: &[Value], i: usize) -> String {
     }
 }
 
+/// `json.Marshal` of the argument (`escape_html` off: an Encoder's
+/// `SetEscapeHTML(false)`), as the Go release of `dialect` writes it.
+fn compact(args: &[Value], escape_html: bool, dialect: Dialect) -> Result<String, json::JsonError> {
+    json::encode_in(&arg(args, 0), escape_html, dialect)
+}
+
+/// `json.MarshalIndent(v, "", "  ")` of the argument.
+fn pretty(args: &[Value], dialect: Dialect) -> Result<String, json::JsonError> {
+    json::encode_indent_in(&arg(args, 0), "", "  ", dialect)
+}
+
+/// The plain forms: an encoding error gives `""`.
+fn lenient(r: Result<String, json::JsonError>) -> FuncResult {
+    Ok(Value::str(r.unwrap_or_default()))
+}
+
+/// The `must` forms (and `toRawJson`): an encoding error fails the call.
+fn strict(r: Result<String, json::JsonError>) -> FuncResult {
+    r.map(Value::str)
+        .map_err(|e| FuncError::call(e.to_string()))
+}
+
 fn to_json(args: &[Value]) -> FuncResult {
-    Ok(Value::str(
-        json::encode(&arg(args, 0), true).unwrap_or_default(),
-    ))
+    lenient(compact(args, true, Dialect::V1))
 }
 
 fn must_to_json(args: &[Value]) -> FuncResult {
-    json::encode(&arg(args, 0), true)
-        .map(Value::str)
-        .map_err(|e| FuncError::call(e.to_string()))
-}
-
-fn to_json_v2(args: &[Value]) -> FuncResult {
-    Ok(Value::str(
-        json::encode_in(&arg(args, 0), true, Dialect::V2).unwrap_or_default(),
-    ))
-}
-
-fn must_to_json_v2(args: &[Value]) -> FuncResult {
-    json::encode_in(&arg(args, 0), true, Dialect::V2)
-        .map(Value::str)
-        .map_err(|e| FuncError::call(e.to_string()))
-}
-
-fn to_pretty_json_v2(args: &[Value]) -> FuncResult {
-    Ok(Value::str(
-        json::encode_indent_in(&arg(args, 0), "", "  ", Dialect::V2).unwrap_or_default(),
-    ))
-}
-
-fn must_to_pretty_json_v2(args: &[Value]) -> FuncResult {
-    json::encode_indent_in(&arg(args, 0), "", "  ", Dialect::V2)
-        .map(Value::str)
-        .map_err(|e| FuncError::call(e.to_string()))
-}
-
-fn must_to_raw_json_v2(args: &[Value]) -> FuncResult {
-    json::encode_in(&arg(args, 0), false, Dialect::V2)
-        .map(Value::str)
-        .map_err(|e| FuncError::call(e.to_string()))
+    strict(compact(args, true, Dialect::V1))
 }
 
 fn to_pretty_json(args: &[Value]) -> FuncResult {
-    Ok(Value::str(
-        json::encode_indent(&arg(args, 0), "", "  ").unwrap_or_default(),
-    ))
+    lenient(pretty(args, Dialect::V1))
 }
 
 fn must_to_pretty_json(args: &[Value]) -> FuncResult {
-    json::encode_indent(&arg(args, 0), "", "  ")
-        .map(Value::str)
-        .map_err(|e| FuncError::call(e.to_string()))
+    strict(pretty(args, Dialect::V1))
 }
 
 fn must_to_raw_json(args: &[Value]) -> FuncResult {
-    json::encode(&arg(args, 0), false)
-        .map(Value::str)
-        .map_err(|e| FuncError::call(e.to_string()))
+    strict(compact(args, false, Dialect::V1))
+}
+
+fn to_json_v2(args: &[Value]) -> FuncResult {
+    lenient(compact(args, true, Dialect::V2))
+}
+
+fn must_to_json_v2(args: &[Value]) -> FuncResult {
+    strict(compact(args, true, Dialect::V2))
+}
+
+fn to_pretty_json_v2(args: &[Value]) -> FuncResult {
+    lenient(pretty(args, Dialect::V2))
+}
+
+fn must_to_pretty_json_v2(args: &[Value]) -> FuncResult {
+    strict(pretty(args, Dialect::V2))
+}
+
+fn must_to_raw_json_v2(args: &[Value]) -> FuncResult {
+    strict(compact(args, false, Dialect::V2))
 }
 
 /// Sprig `fromJson`: whatever Unmarshal left in the `interface{}` (nil after a

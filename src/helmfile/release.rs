@@ -270,27 +270,24 @@ fn typed_key_values(v: &Value) -> Option<&TypedKeyValues> {
     }
 }
 
+/// Inline values through `Clone`'s YAML round trip; a map whose keys do not cast
+/// survives it unchanged (as the marker holding its error).
+fn clone_values(values: &[Value]) -> Vec<Value> {
+    values
+        .iter()
+        .map(|v| match typed_key_values(v) {
+            Some(_) => v.clone(),
+            None => yaml_roundtrip(v),
+        })
+        .collect()
+}
+
 /// One pass of `ExecuteTemplateExpressions`: renders `r` (as loaded) with `data`.
 fn execute_template_expressions(rd: &Renderer<'_>, r: &ReleaseSpec) -> Result<ReleaseSpec> {
     let mut out = r.clone();
-    // `Clone` is a YAML round trip of the whole spec. A map whose keys do not cast
-    // survives it unchanged (as the marker holding its error).
-    out.values = r
-        .values
-        .iter()
-        .map(|v| match typed_key_values(v) {
-            Some(_) => v.clone(),
-            None => yaml_roundtrip(v),
-        })
-        .collect();
-    out.values_template = r
-        .values_template
-        .iter()
-        .map(|v| match typed_key_values(v) {
-            Some(_) => v.clone(),
-            None => yaml_roundtrip(v),
-        })
-        .collect();
+    // `Clone` is a YAML round trip of the whole spec.
+    out.values = clone_values(&r.values);
+    out.values_template = clone_values(&r.values_template);
     out.secrets = r.secrets.iter().map(yaml_roundtrip).collect();
 
     out.name = rd.render(&r.name, || format!(".name = \"{}\"", r.name))?;

@@ -234,10 +234,17 @@ pub fn plain_v(v: &GoValue) -> String {
         GoValue::Uint(u) => u.to_string(),
         GoValue::Float(f) => format_g(*f, false),
         GoValue::Str(s) => s.clone(),
-        GoValue::Seq(items) => format!(
-            "[{}]",
-            items.iter().map(plain_v).collect::<Vec<_>>().join(" ")
-        ),
+        GoValue::Seq(_) | GoValue::Map(_) => container(v, plain_v),
+    }
+}
+
+/// A slice (`[a b]`) or map (`map[k:v]`, keys in fmt's order) with each element
+/// printed by `elem`, as fmt prints containers under `%v` and `%s`.
+fn container(v: &GoValue, elem: fn(&GoValue) -> String) -> String {
+    match v {
+        GoValue::Seq(items) => {
+            format!("[{}]", items.iter().map(elem).collect::<Vec<_>>().join(" "))
+        }
         GoValue::Map(m) => {
             let mut entries: Vec<&(GoValue, GoValue)> = m.iter().collect();
             entries.sort_by(|a, b| fmt_key_cmp(&a.0, &b.0));
@@ -245,11 +252,12 @@ pub fn plain_v(v: &GoValue) -> String {
                 "map[{}]",
                 entries
                     .iter()
-                    .map(|(k, v)| format!("{}:{}", plain_v(k), plain_v(v)))
+                    .map(|(k, v)| format!("{}:{}", elem(k), elem(v)))
                     .collect::<Vec<_>>()
                     .join(" ")
             )
         }
+        other => elem(other),
     }
 }
 
@@ -263,22 +271,7 @@ pub fn s_verb(v: &GoValue) -> String {
         GoValue::Bool(_) | GoValue::Int(_) | GoValue::Uint(_) | GoValue::Float(_) => {
             format!("%!s({}={})", v.type_name(), plain_v(v))
         }
-        GoValue::Seq(items) => format!(
-            "[{}]",
-            items.iter().map(s_verb).collect::<Vec<_>>().join(" ")
-        ),
-        GoValue::Map(m) => {
-            let mut entries: Vec<&(GoValue, GoValue)> = m.iter().collect();
-            entries.sort_by(|a, b| fmt_key_cmp(&a.0, &b.0));
-            format!(
-                "map[{}]",
-                entries
-                    .iter()
-                    .map(|(k, v)| format!("{}:{}", s_verb(k), s_verb(v)))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )
-        }
+        GoValue::Seq(_) | GoValue::Map(_) => container(v, s_verb),
     }
 }
 
