@@ -991,10 +991,8 @@ fn must_compile(expr: &str) -> Result<Arc<GoRegex>, FuncError> {
 /// Go's regexp `quote`: backquotes when strconv.CanBackquote allows, else a Go
 /// quoted string.
 fn backquote_or_quote(s: &str) -> String {
-    let can = !s
-        .chars()
-        .any(|c| c == '`' || c == '\u{FEFF}' || (c.is_control() && c != '\t') || c == '\u{7f}');
-    if can {
+    // On the pattern's bytes: one that is not UTF-8 rules the backquotes out.
+    if crate::template::fmt::can_backquote(&crate::template::gostr::to_bytes(s)) {
         format!("`{s}`")
     } else {
         go_quote(s)
