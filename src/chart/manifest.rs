@@ -291,11 +291,6 @@ fn head_field(key: &str) -> bool {
 }
 
 fn decode_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
-    // Bytes that are not UTF-8 (`{{ .Files.Get "a.bin" }}` written out raw) stop
-    // yaml.v2's reader before any parsing.
-    if let Some(msg) = crate::template::gostr::yaml_reader_error(doc) {
-        return Err(format!("error converting YAML to JSON: yaml: {msg}"));
-    }
     // Only the head's fields are decoded when the rest of the document cannot
     // change the outcome (a CRD bundle is megabytes of schema around three fields);
     // `head_decodes_like_the_full_document` checks that on fixtures and mutations.

@@ -321,18 +321,15 @@ fn execute_template_expressions(rd: &Renderer<'_>, r: &ReleaseSpec) -> Result<Re
             if typed.is_some() || matches!(t, Value::Map(_)) {
                 let (shown, serialized) = match typed {
                     // Typed keys survive Marshal; the decode below casts them.
-                    Some(m) => (m.shown_v.clone(), m.yaml.clone()),
-                    None => {
-                        let shown = crate::template::fmt::format_value(t);
-                        let serialized = seams::encode_yaml(t).map_err(|e| {
-                            HelmfileError::other(format!(
-                                "failed executing template expressions in release \"{}\".values[{i}] = \"{shown}\": {e}",
-                                r.name
-                            ))
-                        })?;
-                        (shown, serialized)
-                    }
+                    Some(m) => (m.shown_v(), seams::encode_go_yaml(&m.map)),
+                    None => (crate::template::fmt::format_value(t), seams::encode_yaml(t)),
                 };
+                let serialized = serialized.map_err(|e| {
+                    HelmfileError::other(format!(
+                        "failed executing template expressions in release \"{}\".values[{i}] = \"{shown}\": {e}",
+                        r.name
+                    ))
+                })?;
                 let s = rd.render(&serialized, || format!(".values[{i}] = \"{serialized}\""))?;
                 let v = seams::decode_values(&s).map_err(|e| {
                     HelmfileError::new(
@@ -362,7 +359,9 @@ fn execute_template_expressions(rd: &Renderer<'_>, r: &ReleaseSpec) -> Result<Re
                 ErrorKind::Yaml,
                 format!(
                     "failed executing template expressions in release \"{}\".values[{i}] = \"{}\": {}",
-                    r.name, t.shown, t.message
+                    r.name,
+                    t.shown(),
+                    t.message
                 ),
             ));
         }

@@ -812,15 +812,23 @@ fn cast_value(v: GoValue) -> Result<Value, String> {
 pub struct TypedKeyValues {
     /// `unexpected type of key in map: expected string, got int: value=1, map=...`.
     pub message: String,
+    /// The map itself, typed keys kept: a release's `valuesTemplate` marshals it
+    /// and renders that (the round trip turns top-level keys into strings, so only
+    /// nested typed keys fail there).
+    pub map: GoValue,
+}
+
+impl TypedKeyValues {
     /// The map as Go's `%s` prints it (`map[b:c %!s(int=1):a]`), which Helmfile's
     /// error for a release's `values` quotes.
-    pub shown: String,
+    pub fn shown(&self) -> String {
+        gofmt::s_verb(&self.map)
+    }
+
     /// The map as Go's `%v` prints it, which the error for `valuesTemplate` quotes.
-    pub shown_v: String,
-    /// The map through yaml.v2's `Marshal`, typed keys kept: what a release's
-    /// `valuesTemplate` renders (the round trip that follows turns top-level keys
-    /// into strings, so only nested typed keys fail there).
-    pub yaml: String,
+    pub fn shown_v(&self) -> String {
+        gofmt::plain_v(&self.map)
+    }
 }
 
 impl Object for TypedKeyValues {
@@ -866,16 +874,8 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
         for (i, item) in items.iter_mut().enumerate() {
             if matches!(item, GoValue::Map(_)) && has_non_string_key(item) {
                 let map = std::mem::replace(item, GoValue::Nil);
-                let shown = gofmt::s_verb(&map);
-                let shown_v = gofmt::plain_v(&map);
-                let yaml = encode::marshal_go(&map).unwrap_or_default();
-                if let Err(message) = cast_value(map) {
-                    let marker = TypedKeyValues {
-                        message,
-                        shown,
-                        shown_v,
-                        yaml,
-                    };
+                if let Err(message) = cast_value(map.clone()) {
+                    let marker = TypedKeyValues { message, map };
                     typed.push(((section, at.clone(), field, i), marker));
                 }
             }
