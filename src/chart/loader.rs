@@ -219,10 +219,25 @@ impl Chart {
 
     /// Loads a chart directory or archive, like `loader.Load`.
     pub fn load(path: &Path, vfs: &Vfs) -> Result<Arc<Chart>, ChartError> {
+        Chart::load_observed(path, vfs, None)
+    }
+
+    /// [`Chart::load`], telling `observer` each chart's templates (the root's and
+    /// every subchart's) as soon as they are known, before the rest of that chart
+    /// (its values above all) is decoded.
+    pub fn load_observed(
+        path: &Path,
+        vfs: &Vfs,
+        observer: Option<&dyn LoadObserver>,
+    ) -> Result<Arc<Chart>, ChartError> {
+        let seen = observer.map(|o| Observed {
+            observer: o,
+            parent: None,
+        });
         if vfs.is_dir(path) {
-            load_dir(path, vfs)
+            load_dir(path, vfs, seen)
         } else if vfs.is_file(path) {
-            load_archive_file(path, vfs)
+            load_archive_file(path, vfs, seen)
         } else {
             Err(ChartError::load(format!(
                 "stat {}: no such file or directory",
@@ -233,12 +248,29 @@ impl Chart {
 
     /// Loads a chart from in-memory files (paths relative to the chart root).
     pub fn from_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, ChartError> {
-        load_files(files, origin).map_err(ChartError::load)
+        load_files(files, origin, None).map_err(ChartError::load)
     }
 }
 
+/// Told about templates while a chart loads, so that a renderer can parse them on
+/// another core while the loader decodes `values.yaml` (often the larger job).
+pub trait LoadObserver: Sync {
+    /// The templates of one chart of the tree. `path` is the chart's template-name
+    /// prefix as Helm forms it when no alias renames a subchart (`root`,
+    /// `root/charts/sub`); a file's template name is `{path}/{file.name}`. Called
+    /// from any thread, once per chart, possibly for a chart whose load then fails.
+    fn templates(&self, path: &str, templates: &[ChartFile]);
+}
+
+/// An observer and the template-name prefix of the chart being loaded's parent.
+#[derive(Clone, Copy)]
+struct Observed<'o> {
+    observer: &'o dyn LoadObserver,
+    parent: Option<&'o str>,
+}
+
 /// Walks a chart directory in name order, honouring `.helmignore`.
-fn load_dir(dir: &Path, vfs: &Vfs) -> Result<Arc<Chart>, ChartError> {
+fn load_dir(dir: &Path, vfs: &Vfs, seen: Option<Observed<'_>>) -> Result<Arc<Chart>, ChartError> {
     let mut rules = Rules::empty();
     let ignore_file = dir.join(".helmignore");
     let mut ignore_data = None;
@@ -257,7 +289,7 @@ fn load_dir(dir: &Path, vfs: &Vfs) -> Result<Arc<Chart>, ChartError> {
         ignore_data,
     };
     walk.dir(dir, "", &mut files)?;
-    load_files(files, dir.to_path_buf()).map_err(ChartError::load)
+    load_files(files, dir.to_path_buf(), seen).map_err(ChartError::load)
 }
 
 /// Whether the loader or the renderer reads the content of the file at `rel` (a
@@ -453,7 +485,11 @@ fn eval_symlinks_error(path: &Path) -> Option<String> {
     }
 }
 
-fn load_archive_file(path: &Path, vfs: &Vfs) -> Result<Arc<Chart>, ChartError> {
+fn load_archive_file(
+    path: &Path,
+    vfs: &Vfs,
+    seen: Option<Observed<'_>>,
+) -> Result<Arc<Chart>, ChartError> {
     let data = vfs
         .read(path)
         .map_err(|e| ChartError::load(e.to_string()))?;
@@ -470,7 +506,7 @@ fn load_archive_file(path: &Path, vfs: &Vfs) -> Result<Arc<Chart>, ChartError> {
         )));
     }
     let files = archive_files(&data).map_err(ChartError::load)?;
-    load_files(files, path.to_path_buf()).map_err(ChartError::load)
+    load_files(files, path.to_path_buf(), seen).map_err(ChartError::load)
 }
 
 /// A rough `http.DetectContentType` for the error message of a non-archive.
@@ -560,7 +596,11 @@ fn clean_path(p: &str) -> String {
 
 /// Sorts a flat file list into a chart, like `loader.LoadFiles`. Error texts are
 /// Helm's.
-fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, String> {
+fn load_files(
+    files: Vec<ChartFile>,
+    origin: PathBuf,
+    seen: Option<Observed<'_>>,
+) -> Result<Arc<Chart>, String> {
     let mut raw_md = None;
     for f in &files {
         if f.name == "Chart.yaml" {
@@ -572,6 +612,22 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
             raw_md = Some(md);
         }
     }
+    let path = match (&seen, &raw_md) {
+        (Some(o), Some(md)) => {
+            let path = match o.parent {
+                None => md.md.name.clone(),
+                Some(p) => format!("{p}/charts/{}", md.md.name),
+            };
+            let templates: Vec<ChartFile> = files
+                .iter()
+                .filter(|f| f.name.starts_with("templates/"))
+                .cloned()
+                .collect();
+            o.observer.templates(&path, &templates);
+            Some(path)
+        }
+        _ => None,
+    };
     let mut lock = None;
     let mut values = Map::new();
     let mut values_file = None;
@@ -635,6 +691,10 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
         return Err("Chart.yaml file is missing".into());
     };
     let metadata = raw_md.validate()?;
+    let child_seen = seen.map(|o| Observed {
+        observer: o.observer,
+        parent: path.as_deref(),
+    });
     let mut dependencies = Vec::new();
     for (n, files) in sub {
         if n.starts_with('_') || n.starts_with('.') {
@@ -649,7 +709,7 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
                     metadata.name, first.name
                 ));
             }
-            archive_files(first.data()).and_then(|fs| load_files(fs, child_origin))
+            archive_files(first.data()).and_then(|fs| load_files(fs, child_origin, child_seen))
         } else {
             let inner: Vec<ChartFile> = files
                 .into_iter()
@@ -661,7 +721,7 @@ fn load_files(files: Vec<ChartFile>, origin: PathBuf) -> Result<Arc<Chart>, Stri
                     })
                 })
                 .collect();
-            load_files(inner, child_origin)
+            load_files(inner, child_origin, child_seen)
         };
         match loaded {
             Ok(c) => dependencies.push(c),

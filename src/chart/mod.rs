@@ -13,6 +13,7 @@ pub mod manifest;
 pub mod metadata;
 pub mod objects;
 pub mod postrender;
+pub mod preparse;
 pub mod provenance;
 pub mod render;
 pub mod schema;

@@ -14,10 +14,11 @@ use super::capabilities::{Capabilities, KubeVersion};
 use super::coalesce::{coalesce_chart, Warnings};
 use super::error::{ChartError, Phase};
 use super::errors;
-use super::loader::Chart;
+use super::loader::{Chart, LoadObserver};
 use super::locate;
 use super::manifest::{self, CrdFile, PrintOptions, Sorted};
 use super::objects::{chart_object, release_map, Files};
+use super::preparse::PreParse;
 use super::provenance::{KeyOrigin, TracedOutput};
 use super::schema;
 use super::tree::{process_dependencies, Node};
@@ -313,6 +314,20 @@ fn crd_objects(node: &Node, path: &str, out: &mut Vec<CrdFile>) {
     }
 }
 
+/// An empty template set as Helm's renderer starts it: its function table, its Go
+/// version's language, missing keys printing as zero values.
+fn new_set(helm: HelmVersion) -> TemplateSet {
+    let level = match helm {
+        HelmVersion::V3 => LanguageLevel::Go122,
+        HelmVersion::V4 => LanguageLevel::Go127,
+    };
+    TemplateSet::new(
+        "gotpl",
+        registry(helm),
+        Options::new(level, MissingKey::Zero),
+    )
+}
+
 type SetCache = Mutex<HashMap<(HelmVersion, String), Arc<TemplateSet>>>;
 
 /// The parsed template set for this tree shape, cached on the root chart so
@@ -321,6 +336,7 @@ fn template_set(
     helm: HelmVersion,
     root: &Chart,
     tpls: &[Renderable],
+    pre: Option<&PreParse>,
 ) -> Result<Arc<TemplateSet>, ChartError> {
     let cache = root
         .cache
@@ -339,20 +355,21 @@ fn template_set(
             }
         }
     }
-    let level = match helm {
-        HelmVersion::V3 => LanguageLevel::Go122,
-        HelmVersion::V4 => LanguageLevel::Go127,
-    };
-    let mut set = TemplateSet::new(
-        "gotpl",
-        registry(helm),
-        Options::new(level, MissingKey::Zero),
-    );
+    let mut set = new_set(helm);
     // Files parse independently; only adding them to the set is ordered (a later
     // `define` replaces an earlier one), and the first failing file in order is the
     // error reported, as when parsing one by one.
     let parse = |t: &Renderable| set.parse_detached(&t.name, t.source.clone());
-    let parsed: Vec<_> = if worth_parallel(tpls.iter().map(|t| t.source.text().len())) {
+    let items: Vec<(&str, &SourceFile)> =
+        tpls.iter().map(|t| (t.name.as_str(), &t.source)).collect();
+    let early = pre.and_then(|p| {
+        p.parse_all(&items, |name, source| {
+            set.parse_detached(name, source.clone())
+        })
+    });
+    let parsed: Vec<_> = if let Some(early) = early {
+        early
+    } else if worth_parallel(tpls.iter().map(|t| t.source.text().len())) {
         tpls.par_iter().map(parse).collect()
     } else {
         tpls.iter().map(parse).collect()
@@ -458,13 +475,24 @@ pub fn render_path_with(
         locate::values_error(vfs, &mut err);
         err
     })?;
-    let chart = Chart::load(path, vfs).map_err(|e| {
+    // Templates parse on the pool while the load goes on (see `preparse`).
+    let pre = PreParse::new(new_set(opts.helm));
+    let chart = load_for_render(path, opts, vfs, Some(&pre))?;
+    let chart = prepare(chart)?;
+    render_with(&chart, opts, user, vfs, Some(&pre))
+}
+
+fn load_for_render(
+    path: &Path,
+    opts: &RenderOptions,
+    vfs: &Vfs,
+    observer: Option<&dyn LoadObserver>,
+) -> Result<Arc<Chart>, ChartError> {
+    Chart::load_observed(path, vfs, observer).map_err(|e| {
         let mut err = version_load_error(opts.helm, e);
         locate::load_error(path, vfs, &mut err);
         err
-    })?;
-    let chart = prepare(chart)?;
-    render_with_values(&chart, opts, user, vfs)
+    })
 }
 
 /// Helm 4 decodes `Chart.yaml` through a path that loses the struct name in Go's
@@ -608,6 +636,17 @@ pub fn render_with_values(
     user: Map,
     vfs: &Vfs,
 ) -> Result<Rendered, ChartError> {
+    render_with(chart, opts, user, vfs, None)
+}
+
+/// [`render_with_values`], taking template parses from `pre` where it has them.
+fn render_with(
+    chart: &Arc<Chart>,
+    opts: &RenderOptions,
+    user: Map,
+    vfs: &Vfs,
+    pre: Option<&PreParse>,
+) -> Result<Rendered, ChartError> {
     let helm = opts.helm;
     let mut warnings = Vec::new();
     // Helm 4 fails on later values.yaml documents while loading, before any check.
@@ -737,7 +776,7 @@ pub fn render_with_values(
     let mut tpls = Vec::new();
     collect(helm, &root, None, &top, &mut tpls);
     sort_templates(&mut tpls);
-    let set = template_set(helm, chart, &tpls)?;
+    let set = template_set(helm, chart, &tpls, pre)?;
 
     let mut host = Host::with(opts.seed, opts.now);
     host.vfs = vfs.clone();

@@ -1,0 +1,399 @@
+//! Parsing a chart's templates while the chart is still loading.
+//!
+//! A one-shot `stackproof template` spends most of its time in two jobs that do
+//! not depend on each other: decoding the charts' `values.yaml` files (part of the
+//! load) and parsing the templates (after it). Done one after the other they use one
+//! core. [`PreParse`] is a [`LoadObserver`]: as soon as the loader knows a chart's
+//! templates it queues their parses on the thread pool, under the names Helm will
+//! give them; the renderer then takes each finished parse instead of parsing again.
+//!
+//! The guess can be wrong: an alias renames a subchart (its templates get other
+//! names), a disabled subchart is never rendered, `--dependency-update` replaces the
+//! chart. A parse is only taken for the same name *and* the very same text buffer;
+//! anything else is parsed as before, so what the renderer sees never changes, only
+//! when the work was done. Parse errors travel with the parse and are reported by
+//! the renderer in its own order, as before.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::loader::{ChartFile, LoadObserver};
+use crate::source::SourceFile;
+use crate::template::{Error, TemplateSet};
+
+type Parse = Result<crate::template::parser::Parsed, Error>;
+
+const QUEUED: u8 = 0;
+const TAKEN: u8 = 1;
+
+/// One template's parse, queued or done.
+struct Slot {
+    name: String,
+    source: SourceFile,
+    /// `QUEUED` until a pool task or the renderer claims the parse.
+    state: AtomicU8,
+    /// Set once the claiming pool task has stored its result (or given up).
+    done: AtomicBool,
+    result: Mutex<Option<Parse>>,
+}
+
+/// The early parses of one render (see the module docs).
+pub struct PreParse {
+    shared: Arc<Shared>,
+    slots: Mutex<Slots>,
+}
+
+#[derive(Default)]
+struct Slots {
+    by_name: HashMap<String, Arc<Slot>>,
+    /// Slots not handed to the pool yet, and the size of all templates seen.
+    waiting: Vec<Arc<Slot>>,
+    bytes: usize,
+}
+
+/// What the queued parses use.
+struct Shared {
+    /// Parses with the renderer's function table and language level; never
+    /// executed and never added to.
+    parser: TemplateSet,
+    /// Set when the renderer has taken what it needs: queued parses then end
+    /// without parsing.
+    finished: AtomicBool,
+}
+
+impl PreParse {
+    /// `parser` must be a set built as the renderer builds its own.
+    pub fn new(parser: TemplateSet) -> PreParse {
+        PreParse {
+            shared: Arc::new(Shared {
+                parser,
+                finished: AtomicBool::new(false),
+            }),
+            slots: Mutex::new(Slots::default()),
+        }
+    }
+
+    /// The parses of `items` (template names and texts), in their order: taken from
+    /// the pool where it parsed them, parsed here with `parse` where it did not.
+    /// This thread works too: first on every parse nobody has started (smallest
+    /// first, while the pool works from the largest), then it waits for those
+    /// still under way. `None` when nothing was queued for any of them (the
+    /// caller's own way of parsing many files is then the better one).
+    pub fn parse_all(
+        &self,
+        items: &[(&str, &SourceFile)],
+        parse: impl Fn(&str, &SourceFile) -> Parse,
+    ) -> Option<Vec<Parse>> {
+        let slots: Vec<Option<Arc<Slot>>> = match self.slots.lock() {
+            Ok(map) => items
+                .iter()
+                .map(|(name, source)| {
+                    map.by_name
+                        .get(*name)
+                        .filter(|s| same_text(&s.source, source))
+                        .cloned()
+                })
+                .collect(),
+            Err(_) => return None,
+        };
+        if slots.iter().all(Option::is_none) {
+            return None;
+        }
+        let mut out: Vec<Option<Parse>> = items.iter().map(|_| None).collect();
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by_key(|&i| items[i].1.text().len());
+        for &i in &order {
+            let mine = slots[i].as_ref().is_none_or(|s| {
+                s.state
+                    .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            });
+            if mine {
+                out[i] = Some(parse(items[i].0, items[i].1));
+            }
+        }
+        for (i, slot) in slots.iter().enumerate() {
+            if out[i].is_some() {
+                continue;
+            }
+            let taken = slot.as_ref().and_then(|s| {
+                while !s.done.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                    std::thread::yield_now();
+                }
+                s.result.lock().ok()?.take()
+            });
+            out[i] = Some(taken.unwrap_or_else(|| parse(items[i].0, items[i].1)));
+        }
+        Some(out.into_iter().flatten().collect())
+    }
+
+    /// Stops queued parses that have not started: the renderer has what it needs.
+    pub fn finish(&self) {
+        self.shared.finished.store(true, Ordering::Release);
+    }
+}
+
+impl Drop for PreParse {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Whether two source files hold the same buffer (not merely equal text: a chart
+/// whose files were reloaded must not take parses of the old copy, whatever the
+/// text says).
+fn same_text(a: &SourceFile, b: &SourceFile) -> bool {
+    let (x, y) = (a.text(), b.text());
+    x.len() == y.len() && std::ptr::eq(x.as_ptr(), y.as_ptr())
+}
+
+impl LoadObserver for PreParse {
+    fn templates(&self, path: &str, templates: &[ChartFile]) {
+        if self.shared.finished.load(Ordering::Acquire) {
+            return;
+        }
+        let Ok(mut slots) = self.slots.lock() else {
+            return;
+        };
+        for f in templates {
+            let name = format!("{path}/{}", f.name);
+            let slot = Arc::new(Slot {
+                name: name.clone(),
+                source: SourceFile::new(name.as_str(), f.shared_text()),
+                state: AtomicU8::new(QUEUED),
+                done: AtomicBool::new(false),
+                result: Mutex::new(None),
+            });
+            slots.bytes += slot.source.text().len();
+            // A name seen twice (two subcharts of one name) is left to the renderer.
+            if let Some(old) = slots.by_name.insert(name.clone(), slot.clone()) {
+                slots.by_name.insert(name, Arc::new(taken(&old.source)));
+                continue;
+            }
+            slots.waiting.push(slot);
+        }
+        // Small charts parse faster on this thread than the pool starts up.
+        if !super::worth_parallel(std::iter::once(slots.bytes)) {
+            return;
+        }
+        // Largest first: one big helpers file can take as long as all the rest.
+        let mut waiting = std::mem::take(&mut slots.waiting);
+        waiting.sort_by_key(|s| std::cmp::Reverse(s.source.text().len()));
+        for slot in waiting {
+            let shared = self.shared.clone();
+            rayon::spawn(move || {
+                if slot
+                    .state
+                    .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err()
+                {
+                    return;
+                }
+                if !shared.finished.load(Ordering::Acquire) {
+                    let parsed = shared
+                        .parser
+                        .parse_detached(&slot.name, slot.source.clone());
+                    if let Ok(mut r) = slot.result.lock() {
+                        *r = Some(parsed);
+                    }
+                }
+                slot.done.store(true, Ordering::Release);
+            });
+        }
+    }
+}
+
+/// A slot whose parse nobody will do: `take` finds it claimed and done, and empty.
+fn taken(source: &SourceFile) -> Slot {
+    Slot {
+        name: source.name().to_string(),
+        source: source.clone(),
+        state: AtomicU8::new(TAKEN),
+        done: AtomicBool::new(true),
+        result: Mutex::new(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+    use crate::chart::render::{render_path, render_with_values, RenderOptions};
+    use crate::chart::Chart;
+    use crate::source::Vfs;
+    use crate::template::Map;
+
+    /// A chart directory under the temporary folder, removed on drop.
+    struct TempChart(PathBuf);
+
+    impl TempChart {
+        fn new(tag: &str, files: &[(String, String)]) -> TempChart {
+            let dir = std::env::temp_dir()
+                .join(format!("stackproof-preparse-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            for (name, data) in files {
+                let p = dir.join(name);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, data).unwrap();
+            }
+            TempChart(dir)
+        }
+    }
+
+    impl Drop for TempChart {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A chart with enough template text for the early parses to run on the pool,
+    /// an aliased subchart (whose templates get names the load cannot guess), a
+    /// plain one, and whatever `extra` adds.
+    fn chart_files(extra: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut helpers = String::new();
+        for i in 0..400 {
+            helpers.push_str(&format!(
+                "{{{{- define \"h{i}\" -}}}}\n{{{{- if .Values.on }}}}{{{{ printf \"%s-{i}\" .Release.Name | trunc 63 }}}}{{{{- else }}}}off{{{{- end }}}}\n{{{{- end -}}}}\n"
+            ));
+        }
+        let mut files = vec![
+            (
+                "Chart.yaml".to_string(),
+                "apiVersion: v2\nname: top\nversion: 0.1.0\ndependencies:\n- name: sub\n  version: 0.1.0\n  alias: renamed\n- name: plain\n  version: 0.1.0\n".to_string(),
+            ),
+            ("values.yaml".to_string(), "on: true\n".to_string()),
+            ("templates/_helpers.tpl".to_string(), helpers),
+            (
+                "templates/cm.yaml".to_string(),
+                "kind: ConfigMap\nmetadata:\n  name: {{ include \"h7\" . }}\ndata:\n  t: {{ .Template.Name }}\n  sub: {{ include \"sub.name\" . }}\n".to_string(),
+            ),
+        ];
+        for sub in ["sub", "plain"] {
+            files.push((
+                format!("charts/{sub}/Chart.yaml"),
+                format!("apiVersion: v2\nname: {sub}\nversion: 0.1.0\n"),
+            ));
+            files.push((
+                format!("charts/{sub}/templates/_n.tpl"),
+                format!(
+                    "{{{{- define \"{sub}.name\" -}}}}{sub}-{{{{ .Chart.Name }}}}{{{{- end -}}}}\n"
+                ),
+            ));
+            files.push((
+                format!("charts/{sub}/templates/cm.yaml"),
+                "kind: ConfigMap\nmetadata:\n  name: {{ .Chart.Name }}\ndata:\n  t: {{ .Template.Name }}\n".to_string(),
+            ));
+        }
+        for (name, text) in extra {
+            files.push((name.to_string(), text.to_string()));
+        }
+        files
+    }
+
+    /// What rendering gives without early parses: the chart loaded first, then
+    /// rendered.
+    fn plain_render(dir: &Path, opts: &RenderOptions) -> Result<String, String> {
+        let vfs = Vfs::real();
+        let chart = Chart::load(dir, &vfs).map_err(|e| e.message)?;
+        render_with_values(&chart, opts, Map::new(), &vfs)
+            .and_then(|r| r.helm_output())
+            .map_err(|e| e.message)
+    }
+
+    #[test]
+    fn renders_as_without_early_parses() {
+        let chart = TempChart::new("same", &chart_files(&[]));
+        let opts = RenderOptions::default();
+        let early = render_path(&chart.0, &opts, &Vfs::real())
+            .and_then(|r| r.helm_output())
+            .map_err(|e| e.message);
+        let plain = plain_render(&chart.0, &opts);
+        assert!(plain.is_ok(), "{plain:?}");
+        assert_eq!(early, plain);
+        let out = plain.unwrap_or_default();
+        assert!(
+            out.contains("t: top/charts/renamed/templates/cm.yaml"),
+            "{out}"
+        );
+        assert!(out.contains("sub: sub-top"), "{out}");
+    }
+
+    #[test]
+    fn parse_errors_are_reported_as_without_early_parses() {
+        let chart = TempChart::new(
+            "error",
+            &chart_files(&[
+                ("templates/b.yaml", "a: {{ .x | }}\n"),
+                ("templates/a.yaml", "a: {{ end }}\n"),
+                ("charts/plain/templates/z.yaml", "{{ if }}\n"),
+            ]),
+        );
+        let opts = RenderOptions::default();
+        let early = render_path(&chart.0, &opts, &Vfs::real())
+            .and_then(|r| r.helm_output())
+            .map_err(|e| e.message);
+        let plain = plain_render(&chart.0, &opts);
+        assert!(plain.is_err(), "{plain:?}");
+        assert_eq!(early, plain);
+    }
+
+    /// An observer that only counts, standing in for a renderer.
+    struct Counting(AtomicUsize, Mutex<Vec<String>>);
+
+    impl LoadObserver for Counting {
+        fn templates(&self, path: &str, templates: &[ChartFile]) {
+            self.0.fetch_add(templates.len(), Ordering::Relaxed);
+            if let Ok(mut paths) = self.1.lock() {
+                paths.push(path.to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn the_load_names_every_chart_of_the_tree() {
+        let chart = TempChart::new("observe", &chart_files(&[]));
+        let seen = Counting(AtomicUsize::new(0), Mutex::new(Vec::new()));
+        Chart::load_observed(&chart.0, &Vfs::real(), Some(&seen))
+            .map_err(|e| e.message)
+            .unwrap();
+        assert_eq!(seen.0.load(Ordering::Relaxed), 6);
+        let mut paths = seen.1.into_inner().unwrap_or_default();
+        paths.sort();
+        assert_eq!(paths, ["top", "top/charts/plain", "top/charts/sub"]);
+    }
+
+    #[test]
+    fn parses_are_taken_only_for_the_same_text() {
+        let text: Arc<str> = Arc::from("{{ .x }}");
+        let pre = PreParse::new(TemplateSet::new(
+            "t",
+            std::sync::Arc::new(crate::template::Registry::new()),
+            crate::template::Options::default(),
+        ));
+        pre.templates(
+            "c",
+            &[ChartFile::new("templates/a.yaml", text.as_bytes().to_vec())],
+        );
+        // Equal text in another buffer (a reloaded chart) is parsed by the caller.
+        let other = SourceFile::new("c/templates/a.yaml", "{{ .x }}");
+        let called = AtomicUsize::new(0);
+        let parse = |name: &str, source: &SourceFile| {
+            called.fetch_add(1, Ordering::Relaxed);
+            pre.shared.parser.parse_detached(name, source.clone())
+        };
+        assert!(pre
+            .parse_all(&[("c/templates/a.yaml", &other)], parse)
+            .is_none());
+        // The very buffer the load saw: the queued parse is claimed and done once.
+        let slot_source = pre.slots.lock().unwrap().by_name["c/templates/a.yaml"]
+            .source
+            .clone();
+        let got = pre.parse_all(&[("c/templates/a.yaml", &slot_source)], parse);
+        assert_eq!(got.map(|v| v.len()), Some(1));
+        assert_eq!(called.load(Ordering::Relaxed), 1);
+    }
+}
