@@ -745,7 +745,7 @@ fn load_files(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn file(name: &str, text: &str) -> ChartFile {
@@ -807,10 +807,10 @@ mod tests {
     }
 
     /// A chart directory under the temporary folder, removed on drop.
-    struct TempChart(PathBuf);
+    pub(crate) struct TempChart(pub(crate) PathBuf);
 
     impl TempChart {
-        fn new(tag: &str, files: &[(&str, &[u8])]) -> TempChart {
+        pub(crate) fn new<D: AsRef<[u8]>>(tag: &str, files: &[(&str, D)]) -> TempChart {
             let dir = std::env::temp_dir()
                 .join(format!("stackproof-loader-{tag}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);

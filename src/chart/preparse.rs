@@ -218,37 +218,15 @@ fn taken(source: &SourceFile) -> Slot {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
     use std::sync::atomic::AtomicUsize;
 
     use super::*;
+    use crate::chart::loader::tests::TempChart;
     use crate::chart::render::{render_path, render_with_values, RenderOptions};
     use crate::chart::Chart;
     use crate::source::Vfs;
     use crate::template::Map;
-
-    /// A chart directory under the temporary folder, removed on drop.
-    struct TempChart(PathBuf);
-
-    impl TempChart {
-        fn new(tag: &str, files: &[(String, String)]) -> TempChart {
-            let dir = std::env::temp_dir()
-                .join(format!("stackproof-preparse-{tag}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            for (name, data) in files {
-                let p = dir.join(name);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, data).unwrap();
-            }
-            TempChart(dir)
-        }
-    }
-
-    impl Drop for TempChart {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
 
     /// A chart with enough template text for the early parses to run on the pool,
     /// an aliased subchart (whose templates get names the load cannot guess), a
@@ -294,6 +272,22 @@ mod tests {
         files
     }
 
+    /// A temporary chart holding `files`.
+    fn temp_chart(tag: &str, files: &[(String, String)]) -> TempChart {
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .collect();
+        TempChart::new(&format!("preparse-{tag}"), &files)
+    }
+
+    /// What rendering the chart at `dir` gives with early parses.
+    fn early_render(dir: &Path, opts: &RenderOptions) -> Result<String, String> {
+        render_path(dir, opts, &Vfs::real())
+            .and_then(|r| r.helm_output())
+            .map_err(|e| e.message)
+    }
+
     /// What rendering gives without early parses: the chart loaded first, then
     /// rendered.
     fn plain_render(dir: &Path, opts: &RenderOptions) -> Result<String, String> {
@@ -306,11 +300,9 @@ mod tests {
 
     #[test]
     fn renders_as_without_early_parses() {
-        let chart = TempChart::new("same", &chart_files(&[]));
+        let chart = temp_chart("same", &chart_files(&[]));
         let opts = RenderOptions::default();
-        let early = render_path(&chart.0, &opts, &Vfs::real())
-            .and_then(|r| r.helm_output())
-            .map_err(|e| e.message);
+        let early = early_render(&chart.0, &opts);
         let plain = plain_render(&chart.0, &opts);
         assert!(plain.is_ok(), "{plain:?}");
         assert_eq!(early, plain);
@@ -324,7 +316,7 @@ mod tests {
 
     #[test]
     fn parse_errors_are_reported_as_without_early_parses() {
-        let chart = TempChart::new(
+        let chart = temp_chart(
             "error",
             &chart_files(&[
                 ("templates/b.yaml", "a: {{ .x | }}\n"),
@@ -333,9 +325,7 @@ mod tests {
             ]),
         );
         let opts = RenderOptions::default();
-        let early = render_path(&chart.0, &opts, &Vfs::real())
-            .and_then(|r| r.helm_output())
-            .map_err(|e| e.message);
+        let early = early_render(&chart.0, &opts);
         let plain = plain_render(&chart.0, &opts);
         assert!(plain.is_err(), "{plain:?}");
         assert_eq!(early, plain);
@@ -355,7 +345,7 @@ mod tests {
 
     #[test]
     fn the_load_names_every_chart_of_the_tree() {
-        let chart = TempChart::new("observe", &chart_files(&[]));
+        let chart = temp_chart("observe", &chart_files(&[]));
         let seen = Counting(AtomicUsize::new(0), Mutex::new(Vec::new()));
         Chart::load_observed(&chart.0, &Vfs::real(), Some(&seen))
             .map_err(|e| e.message)
