@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times `stackproof check` with the NVCF rule pack, natively (release build, median of
+# Times `stackproof check` with the NVCF rule pack, natively (scripts/build-release.sh, median of
 # N runs), against the real helmfile 0.166 + helm 3.15 rendering the same 8 documented
 # cells (the NVCF regeneration script, which serves the packaged charts locally and runs
 # list, write-values and template per cell: the three layers check looks at).
@@ -15,8 +15,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 shared=${STACKPROOF_SHARED:-$here/../shared}
 oracles=${STACKPROOF_ORACLES:-}
 nvcf=$(cd "$shared/nvcf" 2>/dev/null && pwd) || { echo "skip: no NVCF data at $shared/nvcf (set STACKPROOF_SHARED)"; exit 0; }
-cargo build --release --quiet --manifest-path "$here/Cargo.toml"
-bin=$here/target/release/stackproof
+bin=$("$here/scripts/build-release.sh")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # Runs check; prints "wall cpu" seconds (cpu = user + sys, which other jobs on a shared

@@ -12,7 +12,7 @@
 #   STACKPROOF_BIN=path                          use this binary, skip the release build
 #   BENCH_FILTER=regex                           only cases whose "chart/case" matches
 # Needs STACKPROOF_ORACLES (folder with `helm`, `helm-v4.3.1`) and the corpus
-# (STACKPROOF_SHARED or ../shared). Builds stackproof in release mode first.
+# (STACKPROOF_SHARED or ../shared). Builds stackproof with scripts/build-release.sh first.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 runs="${1:-5}"
@@ -32,8 +32,7 @@ if [ -n "${STACKPROOF_BIN:-}" ]; then
   sp="$(cd "$(dirname "$STACKPROOF_BIN")" && pwd)/$(basename "$STACKPROOF_BIN")"
   [ -x "$sp" ] || { echo "bench-corpus: $STACKPROOF_BIN is not an executable" >&2; exit 2; }
 else
-  (cd "$root" && cargo build --release --quiet --bin stackproof)
-  sp="$root/target/release/stackproof"
+  sp="$("$root/scripts/build-release.sh")"
 fi
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 export HELM_CONFIG_HOME="$tmp/c" HELM_CACHE_HOME="$tmp/k" HELM_DATA_HOME="$tmp/d"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times the whole NVCF stack `template` (the `default` cell of
 # $STACKPROOF_SHARED/nvcf/README.md) natively with `stackproof helmfile template`
-# (release build, whole process) against the real helmfile 0.166 + helm 3.15 (whole
+# (scripts/build-release.sh, whole process) against the real helmfile 0.166 + helm 3.15 (whole
 # `helmfile template` process), as medians of N runs (natively N before and N after
 # the real runs, as the machine may be shared), and prints both times
 # and the ratio.
@@ -28,8 +28,7 @@ nvcf=$shared/nvcf
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-cargo build --release --quiet --bin stackproof --manifest-path "$here/Cargo.toml"
-bin=$here/target/release/stackproof
+bin=$("$here/scripts/build-release.sh")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 printf '{}\n' > "$tmp/base-secrets.yaml"
 stack=$nvcf/deploy/stacks/self-managed
