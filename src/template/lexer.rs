@@ -6,14 +6,11 @@
 //! Trim markers (`{{- ` and ` -}}`) are handled here: the trimmed whitespace never
 //! reaches the parser, text tokens simply get shorter spans.
 
+use std::marker::PhantomData;
+
 /// Token types, in Go's order; everything after `Keyword` prints as `<word>` in
 /// error messages.
-///
-/// Word-sized on purpose: a token is built in place and then copied as whole
-/// words, and a one-byte type written just before that copy read it back through
-/// a failed store-to-load forward, a stall that was a tenth of all parse time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-#[repr(u64)]
 pub enum ItemType {
     Error,
     Bool,
@@ -52,31 +49,124 @@ pub enum ItemType {
     With,
 }
 
-/// One token; `val` borrows the source. An error token's value is empty: its
-/// message is kept by the lexer ([`Lexer::error_message`]), so that tokens stay
-/// plain `Copy` data the parser can look ahead over without cloning strings.
+/// One token: its type and where its text is in the source (see [`Item::val`]).
+/// An error token's text is empty: its message is kept by the lexer
+/// ([`Lexer::error_message`]).
+///
+/// Sixteen bytes of plain `Copy` data, so that the lexer returns a token in two
+/// registers and the parser copies its three-token lookahead in words. A token that
+/// held its text as a `&str` was 40 bytes: it went through memory on every return,
+/// and reading it back right after the lexer wrote it stalled the processor (a
+/// failed store-to-load forward) on about a tenth of all parse time.
 #[derive(Clone, Copy, Debug)]
 pub struct Item<'a> {
-    pub typ: ItemType,
-    pub pos: usize,
-    pub val: &'a str,
-    pub line: usize,
+    /// The offset in the low half, the text's length in the high half. Two words
+    /// and nothing else, so that Rust passes a token as a pair of scalars.
+    span: u64,
+    /// The line in the low half, the type in the high half.
+    kind: u64,
+    src: PhantomData<&'a str>,
 }
 
-impl Item<'_> {
+const _: () = assert!(std::mem::size_of::<Item<'static>>() == 16);
+
+/// Every [`ItemType`], in declaration order (index = discriminant).
+const ITEM_TYPES: [ItemType; 35] = [
+    ItemType::Error,
+    ItemType::Bool,
+    ItemType::Char,
+    ItemType::CharConstant,
+    ItemType::Comment,
+    ItemType::Complex,
+    ItemType::Assign,
+    ItemType::Declare,
+    ItemType::Eof,
+    ItemType::Field,
+    ItemType::Identifier,
+    ItemType::LeftDelim,
+    ItemType::LeftParen,
+    ItemType::Number,
+    ItemType::Pipe,
+    ItemType::RawString,
+    ItemType::RightDelim,
+    ItemType::RightParen,
+    ItemType::Space,
+    ItemType::String,
+    ItemType::Text,
+    ItemType::Variable,
+    ItemType::Keyword,
+    ItemType::Block,
+    ItemType::Break,
+    ItemType::Continue,
+    ItemType::Dot,
+    ItemType::Define,
+    ItemType::Else,
+    ItemType::End,
+    ItemType::If,
+    ItemType::Nil,
+    ItemType::Range,
+    ItemType::Template,
+    ItemType::With,
+];
+
+// A type added to `ItemType` must be added to the table too.
+const _: () = assert!(ITEM_TYPES.len() == ItemType::With as usize + 1);
+
+impl<'a> Item<'a> {
+    /// A token of type `typ` over `pos..pos + len` of the source, starting on `line`.
+    /// Sources are far below 4 GiB (they are read whole into memory); past that,
+    /// positions saturate rather than wrap.
+    pub fn new(typ: ItemType, pos: usize, len: usize, line: usize) -> Item<'a> {
+        let narrow = |n: usize| u64::from(u32::try_from(n).unwrap_or(u32::MAX));
+        Item {
+            span: narrow(pos) | narrow(len) << 32,
+            kind: narrow(line) | (typ as u64) << 32,
+            src: PhantomData,
+        }
+    }
+
+    /// The token's type.
+    pub fn typ(&self) -> ItemType {
+        ITEM_TYPES
+            .get((self.kind >> 32) as usize)
+            .copied()
+            .unwrap_or(ItemType::Error)
+    }
+
+    fn len(&self) -> usize {
+        (self.span >> 32) as usize
+    }
+
+    /// Byte offset of the token in the source.
+    pub fn pos(&self) -> usize {
+        (self.span & 0xFFFF_FFFF) as usize
+    }
+
+    /// 1-based line the token starts on.
+    pub fn line(&self) -> usize {
+        (self.kind & 0xFFFF_FFFF) as usize
+    }
+
+    /// The token's text, `src` being the text the lexer ran over.
+    pub fn val(&self, src: &'a str) -> &'a str {
+        let start = self.pos();
+        src.get(start..start + self.len()).unwrap_or("")
+    }
+
     /// Go's `item.String()`, used in `unexpected X in Y` messages; `error` is the
     /// lexer's message, printed for an error token.
-    pub fn describe(&self, error: &str) -> String {
-        match self.typ {
+    pub fn describe(&self, src: &'a str, error: &str) -> String {
+        let val = self.val(src);
+        match self.typ() {
             ItemType::Eof => "EOF".to_string(),
             ItemType::Error => error.to_string(),
-            t if t > ItemType::Keyword => format!("<{}>", self.val),
+            t if t > ItemType::Keyword => format!("<{val}>"),
             _ => {
-                if self.val.chars().count() > 10 {
-                    let head: String = self.val.chars().take(10).collect();
+                if val.chars().count() > 10 {
+                    let head: String = val.chars().take(10).collect();
                     format!("{}...", crate::template::fmt::quote(&head))
                 } else {
-                    crate::template::fmt::quote(self.val)
+                    crate::template::fmt::quote(val)
                 }
             }
         }
@@ -296,12 +386,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn this_item(&mut self, typ: ItemType) -> Item<'a> {
-        let item = Item {
-            typ,
-            pos: self.start,
-            val: &self.input[self.start..self.pos],
-            line: self.start_line,
-        };
+        let item = Item::new(typ, self.start, self.pos - self.start, self.start_line);
         self.start = self.pos;
         self.start_line = self.line;
         item
@@ -343,23 +428,13 @@ impl<'a> Lexer<'a> {
     fn errorf(&mut self, msg: String) -> Step<'a> {
         self.error = msg;
         self.dead = true;
-        Step::Emit(Item {
-            typ: ItemType::Error,
-            pos: self.start,
-            val: "",
-            line: self.start_line,
-        })
+        Step::Emit(Item::new(ItemType::Error, self.start, 0, self.start_line))
     }
 
     /// The next token.
     pub fn next_item(&mut self) -> Item<'a> {
         if self.dead {
-            return Item {
-                typ: ItemType::Eof,
-                pos: 0,
-                val: "EOF",
-                line: self.start_line,
-            };
+            return Item::new(ItemType::Eof, 0, 0, self.start_line);
         }
         let mut state = if self.inside_action {
             State::InsideAction
@@ -403,7 +478,7 @@ impl<'a> Lexer<'a> {
                 let item = self.this_item(ItemType::Text);
                 self.pos += trim;
                 self.ignore();
-                if !item.val.is_empty() {
+                if item.len() > 0 {
                     return self.emit_item(item);
                 }
             }
@@ -812,18 +887,27 @@ mod tests {
         let mut out = Vec::new();
         loop {
             let it = l.next_item();
-            let done = matches!(it.typ, ItemType::Eof | ItemType::Error);
-            let val = if it.typ == ItemType::Error {
+            let done = matches!(it.typ(), ItemType::Eof | ItemType::Error);
+            let val = if it.typ() == ItemType::Error {
                 l.error_message()
             } else {
-                it.val
+                it.val(src)
             };
-            out.push((it.typ, val.to_string()));
+            out.push((it.typ(), val.to_string()));
             if done {
                 break;
             }
         }
         out
+    }
+
+    #[test]
+    fn item_types_table_is_in_discriminant_order() {
+        for (i, t) in ITEM_TYPES.iter().enumerate() {
+            assert_eq!(*t as usize, i, "{t:?}");
+            let item = Item::new(*t, 7, 3, 2);
+            assert_eq!((item.typ(), item.pos(), item.line()), (*t, 7, 2));
+        }
     }
 
     #[test]

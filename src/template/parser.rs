@@ -40,17 +40,10 @@ struct Ctx<'a> {
     name: Arc<str>,
 }
 
-const BLANK_ITEM: Item<'static> = Item {
-    typ: ItemType::Eof,
-    pos: 0,
-    val: "",
-    line: 0,
-};
-
 impl<'a> Ctx<'a> {
     fn new(name: Arc<str>, dollar: Arc<str>) -> Ctx<'a> {
         Ctx {
-            token: [BLANK_ITEM; 3],
+            token: [Item::new(ItemType::Eof, 0, 0, 0); 3],
             peek_count: 0,
             vars: vec![dollar],
             action_line: 0,
@@ -229,7 +222,7 @@ impl<'a> Parser<'a, '_> {
     fn next_non_space(&mut self) -> Item<'a> {
         loop {
             let t = self.next();
-            if t.typ != ItemType::Space {
+            if t.typ() != ItemType::Space {
                 return t;
             }
         }
@@ -247,13 +240,13 @@ impl<'a> Parser<'a, '_> {
     /// token read.
     fn errorf(&self, msg: impl Into<String>) -> Box<Error> {
         let msg = msg.into();
-        let line = self.ctx.token[0].line;
+        let line = self.ctx.token[0].line();
         let tok = &self.ctx.token[0];
-        let start = tok.pos.min(self.src.len());
-        let end = if tok.typ == ItemType::Error {
+        let start = tok.pos().min(self.src.len());
+        let end = if tok.typ() == ItemType::Error {
             start
         } else {
-            (start + tok.val.len()).min(self.src.len())
+            (start + self.val(tok).len()).min(self.src.len())
         };
         let mut e = Error::new(
             ErrorKind::Parse,
@@ -268,9 +261,9 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn unexpected(&self, token: &Item<'a>, context: &str) -> Box<Error> {
-        if token.typ == ItemType::Error {
+        if token.typ() == ItemType::Error {
             let mut extra = String::new();
-            if self.ctx.action_line != 0 && self.ctx.action_line != token.line {
+            if self.ctx.action_line != 0 && self.ctx.action_line != token.line() {
                 extra = format!(
                     " in action started at {}:{}",
                     self.parse_name, self.ctx.action_line
@@ -279,16 +272,16 @@ impl<'a> Parser<'a, '_> {
                     extra = extra[" in action".len()..].to_string();
                 }
             }
-            let what = token.describe(self.lex.error_message());
+            let what = token.describe(self.src, self.lex.error_message());
             return self.errorf(format!("{what}{extra}"));
         }
-        let what = token.describe(self.lex.error_message());
+        let what = token.describe(self.src, self.lex.error_message());
         self.errorf(format!("unexpected {what} in {context}"))
     }
 
     fn expect(&mut self, expected: ItemType, context: &str) -> PResult<Item<'a>> {
         let t = self.next_non_space();
-        if t.typ != expected {
+        if t.typ() != expected {
             return Err(self.unexpected(&t, context));
         }
         Ok(t)
@@ -296,7 +289,7 @@ impl<'a> Parser<'a, '_> {
 
     fn expect_one_of(&mut self, a: ItemType, b: ItemType, context: &str) -> PResult<Item<'a>> {
         let t = self.next_non_space();
-        if t.typ != a && t.typ != b {
+        if t.typ() != a && t.typ() != b {
             return Err(self.unexpected(&t, context));
         }
         Ok(t)
@@ -387,8 +380,13 @@ impl<'a> Parser<'a, '_> {
         NodeId((self.nodes.len() - 1) as u32)
     }
 
+    /// A token's text.
+    fn val(&self, item: &Item<'a>) -> &'a str {
+        item.val(self.src)
+    }
+
     fn span_of(&self, item: &Item<'a>) -> Span {
-        Span::new(item.pos, item.pos + item.val.len())
+        Span::new(item.pos(), item.pos() + self.val(item).len())
     }
 
     fn node_span(&self, id: NodeId) -> Span {
@@ -422,7 +420,7 @@ impl<'a> Parser<'a, '_> {
     /// The end of the most recently consumed token.
     fn last_end(&self) -> usize {
         let t = &self.ctx.token[self.ctx.peek_count.min(2)];
-        t.pos + t.val.len()
+        t.pos() + self.val(t).len()
     }
 
     fn add(&mut self, name: Arc<str>, root: NodeId) -> PResult<()> {
@@ -457,12 +455,12 @@ impl<'a> Parser<'a, '_> {
     // ---- grammar -----------------------------------------------------------------
 
     fn parse_top(&mut self) -> PResult<NodeId> {
-        let pos = self.peek().pos;
+        let pos = self.peek().pos();
         let mark = self.scratch.len();
-        while self.peek().typ != ItemType::Eof {
-            if self.peek().typ == ItemType::LeftDelim {
+        while self.peek().typ() != ItemType::Eof {
+            if self.peek().typ() == ItemType::LeftDelim {
                 let delim = self.next();
-                if self.next_non_space().typ == ItemType::Define {
+                if self.next_non_space().typ() == ItemType::Define {
                     self.parse_definition()?;
                     continue;
                 }
@@ -486,7 +484,7 @@ impl<'a> Parser<'a, '_> {
         let outer = std::mem::replace(&mut self.ctx, fresh);
         let result = (|| -> PResult<()> {
             let name = self.expect_one_of(ItemType::String, ItemType::RawString, context)?;
-            let Some(n) = self.string_value(name.val) else {
+            let Some(n) = self.string_value(self.val(&name)) else {
                 return Err(self.errorf("invalid syntax"));
             };
             self.ctx.name = n;
@@ -505,9 +503,9 @@ impl<'a> Parser<'a, '_> {
     /// Go's `itemList`: nodes up to `{{end}}` or `{{else}}`, which is returned.
     fn item_list(&mut self) -> PResult<(NodeId, Parsed1)> {
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            let pos = self.peek_non_space().pos;
+            let pos = self.peek_non_space().pos();
             let mark = self.scratch.len();
-            while self.peek_non_space().typ != ItemType::Eof {
+            while self.peek_non_space().typ() != ItemType::Eof {
                 match self.text_or_action()? {
                     Parsed1::Node(n) => self.scratch.push(n),
                     other => {
@@ -523,15 +521,15 @@ impl<'a> Parser<'a, '_> {
 
     fn text_or_action(&mut self) -> PResult<Parsed1> {
         let token = self.next_non_space();
-        match token.typ {
+        match token.typ() {
             ItemType::Text => {
                 let span = self.span_of(&token);
                 Ok(Parsed1::Node(self.push(Node::Text { span })))
             }
             ItemType::LeftDelim => {
                 let saved = self.ctx.action_line;
-                self.ctx.action_line = token.line;
-                let r = self.action(token.pos);
+                self.ctx.action_line = token.line();
+                let r = self.action(token.pos());
                 self.ctx.action_line = 0;
                 let _ = saved;
                 r
@@ -542,16 +540,16 @@ impl<'a> Parser<'a, '_> {
 
     fn action(&mut self, delim_pos: usize) -> PResult<Parsed1> {
         let token = self.next_non_space();
-        match token.typ {
+        match token.typ() {
             ItemType::Block => return self.block_control(delim_pos).map(Parsed1::Node),
             ItemType::Break => {
                 return self
-                    .break_control(delim_pos, token.pos, true)
+                    .break_control(delim_pos, token.pos(), true)
                     .map(Parsed1::Node)
             }
             ItemType::Continue => {
                 return self
-                    .break_control(delim_pos, token.pos, false)
+                    .break_control(delim_pos, token.pos(), false)
                     .map(Parsed1::Node)
             }
             ItemType::Else => return self.else_control(),
@@ -568,8 +566,8 @@ impl<'a> Parser<'a, '_> {
         let span = Span::new(delim_pos, self.last_end());
         Ok(Parsed1::Node(self.push(Node::Action {
             span,
-            pos: token.pos,
-            line: token.line,
+            pos: token.pos(),
+            line: token.line(),
             pipe,
         })))
     }
@@ -577,7 +575,7 @@ impl<'a> Parser<'a, '_> {
     fn break_control(&mut self, delim_pos: usize, pos: usize, is_break: bool) -> PResult<NodeId> {
         let word = if is_break { "break" } else { "continue" };
         let token = self.next_non_space();
-        if token.typ != ItemType::RightDelim {
+        if token.typ() != ItemType::RightDelim {
             return Err(self.unexpected(&token, &format!("{{{{{word}}}}}")));
         }
         if self.ctx.range_depth == 0 {
@@ -593,34 +591,34 @@ impl<'a> Parser<'a, '_> {
 
     fn pipeline(&mut self, context: &str, end: ItemType) -> PResult<NodeId> {
         let token = self.peek_non_space();
-        let pos = token.pos;
-        self.pipe_line = token.line;
+        let pos = token.pos();
+        self.pipe_line = token.line();
         let mut decl: Vec<NodeId> = Vec::new();
         let mut is_assign = false;
         let mark = self.scratch.len();
         'decls: loop {
             let v = self.peek_non_space();
-            if v.typ != ItemType::Variable {
+            if v.typ() != ItemType::Variable {
                 break;
             }
             self.next();
             let token_after = self.peek();
             let next = self.peek_non_space();
-            if next.typ == ItemType::Assign || next.typ == ItemType::Declare {
-                is_assign = next.typ == ItemType::Assign;
+            if next.typ() == ItemType::Assign || next.typ() == ItemType::Declare {
+                is_assign = next.typ() == ItemType::Assign;
                 self.next_non_space();
                 let var = self.new_variable(&v);
                 decl.push(var);
-                let name = self.name(v.val);
+                let name = self.name(self.val(&v));
                 self.ctx.vars.push(name);
-            } else if next.typ == ItemType::Char && next.val == "," {
+            } else if next.typ() == ItemType::Char && self.val(&next) == "," {
                 self.next_non_space();
                 let var = self.new_variable(&v);
                 decl.push(var);
-                let name = self.name(v.val);
+                let name = self.name(self.val(&v));
                 self.ctx.vars.push(name);
                 if context == "range" && decl.len() < 2 {
-                    match self.peek_non_space().typ {
+                    match self.peek_non_space().typ() {
                         ItemType::Variable | ItemType::RightDelim | ItemType::RightParen => {
                             continue 'decls;
                         }
@@ -628,7 +626,7 @@ impl<'a> Parser<'a, '_> {
                     }
                 }
                 return Err(self.errorf(format!("too many declarations in {context}")));
-            } else if token_after.typ == ItemType::Space {
+            } else if token_after.typ() == ItemType::Space {
                 self.backup3(v, token_after);
             } else {
                 self.backup2(v);
@@ -637,7 +635,7 @@ impl<'a> Parser<'a, '_> {
         }
         loop {
             let token = self.next_non_space();
-            if token.typ == end {
+            if token.typ() == end {
                 let cmds = &self.scratch[mark..];
                 if cmds.is_empty() {
                     return Err(self.errorf(format!("missing value for {context}")));
@@ -682,7 +680,7 @@ impl<'a> Parser<'a, '_> {
                     cmds,
                 }));
             }
-            match token.typ {
+            match token.typ() {
                 ItemType::Bool
                 | ItemType::CharConstant
                 | ItemType::Complex
@@ -726,11 +724,11 @@ impl<'a> Parser<'a, '_> {
         match next {
             Parsed1::End(_) => {}
             Parsed1::Else(_, else_pos) => {
-                let chained = if context == "if" && self.peek().typ == ItemType::If {
+                let chained = if context == "if" && self.peek().typ() == ItemType::If {
                     Some("if")
                 } else if context == "with"
                     && self.level.else_with()
-                    && self.peek().typ == ItemType::With
+                    && self.peek().typ() == ItemType::With
                 {
                     Some("with")
                 } else {
@@ -782,13 +780,13 @@ impl<'a> Parser<'a, '_> {
 
     fn else_control(&mut self) -> PResult<Parsed1> {
         let peek = self.peek_non_space();
-        if peek.typ == ItemType::If || (self.level.else_with() && peek.typ == ItemType::With) {
+        if peek.typ() == ItemType::If || (self.level.else_with() && peek.typ() == ItemType::With) {
             let s = self.delim_word("else", &peek);
-            return Ok(Parsed1::Else(s, peek.pos));
+            return Ok(Parsed1::Else(s, peek.pos()));
         }
         let t = self.expect(ItemType::RightDelim, "else")?;
         let s = self.delim_word("else", &t);
-        Ok(Parsed1::Else(s, t.pos))
+        Ok(Parsed1::Else(s, t.pos()))
     }
 
     fn delim_word(&self, word: &str, _t: &Item<'a>) -> String {
@@ -827,7 +825,7 @@ impl<'a> Parser<'a, '_> {
         added?;
         Ok(self.push(Node::Template {
             span: Span::new(delim_pos, action_end),
-            pos: token.pos,
+            pos: token.pos(),
             name,
             pipe: Some(pipe),
         }))
@@ -838,21 +836,21 @@ impl<'a> Parser<'a, '_> {
         let token = self.next_non_space();
         let name = self.parse_template_name(&token, context)?;
         let mut pipe = None;
-        if self.next_non_space().typ != ItemType::RightDelim {
+        if self.next_non_space().typ() != ItemType::RightDelim {
             self.backup();
             pipe = Some(self.pipeline(context, ItemType::RightDelim)?);
         }
         Ok(self.push(Node::Template {
             span: Span::new(delim_pos, self.last_end()),
-            pos: token.pos,
+            pos: token.pos(),
             name,
             pipe,
         }))
     }
 
     fn parse_template_name(&mut self, token: &Item<'a>, context: &str) -> PResult<Arc<str>> {
-        match token.typ {
-            ItemType::String | ItemType::RawString => match self.string_value(token.val) {
+        match token.typ() {
+            ItemType::String | ItemType::RawString => match self.string_value(self.val(token)) {
                 Some(s) => Ok(s),
                 None => Err(self.errorf("invalid syntax")),
             },
@@ -861,7 +859,7 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn command(&mut self) -> PResult<NodeId> {
-        let pos = self.peek_non_space().pos;
+        let pos = self.peek_non_space().pos();
         let mark = self.scratch.len();
         loop {
             self.peek_non_space();
@@ -869,7 +867,7 @@ impl<'a> Parser<'a, '_> {
                 self.scratch.push(op);
             }
             let token = self.next();
-            match token.typ {
+            match token.typ() {
                 ItemType::Space => continue,
                 ItemType::RightDelim | ItemType::RightParen => self.backup(),
                 ItemType::Pipe => {}
@@ -891,16 +889,16 @@ impl<'a> Parser<'a, '_> {
         let Some(node) = self.term()? else {
             return Ok(None);
         };
-        if self.peek().typ != ItemType::Field {
+        if self.peek().typ() != ItemType::Field {
             return Ok(Some(node));
         }
-        let chain_pos = self.peek().pos;
+        let chain_pos = self.peek().pos();
         let fields_start = self.ident_pool.len();
         let mut end = self.node_span(node).end as usize;
-        while self.peek().typ == ItemType::Field {
+        while self.peek().typ() == ItemType::Field {
             let f = self.next();
-            end = f.pos + f.val.len();
-            let name = self.name(&f.val[1..]);
+            end = f.pos() + self.val(&f).len();
+            let name = self.name(&self.val(&f)[1..]);
             self.ident_pool.push(name);
         }
         let fields = Idents::new(fields_start, self.ident_pool.len() - fields_start);
@@ -961,12 +959,12 @@ impl<'a> Parser<'a, '_> {
     fn term(&mut self) -> PResult<Option<NodeId>> {
         let token = self.next_non_space();
         let span = self.span_of(&token);
-        let node = match token.typ {
+        let node = match token.typ() {
             ItemType::Identifier => {
-                let Some(name) = self.func_name(token.val) else {
+                let Some(name) = self.func_name(self.val(&token)) else {
                     return Err(self.errorf(format!(
                         "function {} not defined",
-                        super::fmt::quote(token.val)
+                        super::fmt::quote(self.val(&token))
                     )));
                 };
                 Node::Identifier { span, name }
@@ -974,7 +972,7 @@ impl<'a> Parser<'a, '_> {
             ItemType::Dot => Node::Dot { span },
             ItemType::Nil => Node::Nil { span },
             ItemType::Variable => {
-                let ident = self.idents(token.val);
+                let ident = self.idents(self.val(&token));
                 // Names are shared within a parse, so the pointer test nearly always
                 // decides; the text comparison keeps it correct regardless.
                 let first = &self.ident_pool[ident.start()];
@@ -990,21 +988,21 @@ impl<'a> Parser<'a, '_> {
                 }
                 Node::Variable {
                     span,
-                    pos: token.pos,
+                    pos: token.pos(),
                     ident,
                 }
             }
             ItemType::Field => Node::Field {
                 span,
-                pos: token.pos,
-                ident: self.idents(&token.val[1..]),
+                pos: token.pos(),
+                ident: self.idents(&self.val(&token)[1..]),
             },
             ItemType::Bool => Node::Bool {
                 span,
-                val: token.val == "true",
+                val: self.val(&token) == "true",
             },
             ItemType::CharConstant | ItemType::Complex | ItemType::Number => {
-                let num = match new_number(token.val, token.typ) {
+                let num = match new_number(self.val(&token), token.typ()) {
                     Ok(n) => n,
                     Err(msg) => return Err(self.errorf(msg)),
                 };
@@ -1024,7 +1022,7 @@ impl<'a> Parser<'a, '_> {
                 self.ctx.stack_depth -= 1;
                 return r.map(Some);
             }
-            ItemType::String | ItemType::RawString => match self.string_value(token.val) {
+            ItemType::String | ItemType::RawString => match self.string_value(self.val(&token)) {
                 Some(text) => Node::String { span, text },
                 None => return Err(self.errorf("invalid syntax")),
             },
@@ -1038,10 +1036,10 @@ impl<'a> Parser<'a, '_> {
 
     fn new_variable(&mut self, v: &Item<'a>) -> NodeId {
         let span = self.span_of(v);
-        let ident = self.idents(v.val);
+        let ident = self.idents(self.val(v));
         self.push(Node::Variable {
             span,
-            pos: v.pos,
+            pos: v.pos(),
             ident,
         })
     }
