@@ -16,13 +16,9 @@ Needs STACKPROOF_ORACLES (folder with `helm` and `helm-v4.3.1`) and a stackproof
 binary (STACKPROOF_BIN, default target/release/stackproof)."""
 import argparse, hashlib, os, random, shutil, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SP = os.environ.get("STACKPROOF_BIN", os.path.join(ROOT, "target/release/stackproof"))
-ORACLES = os.environ.get("STACKPROOF_ORACLES", "")
-HELM = {"3": os.path.join(ORACLES, "helm"), "4": os.path.join(ORACLES, "helm-v4.3.1")}
-_HOME = tempfile.mkdtemp(prefix="fuzz-exprs-helm-")
-ENV = dict(os.environ, HELM_CONFIG_HOME=_HOME + "/c", HELM_CACHE_HOME=_HOME + "/k",
-           HELM_DATA_HOME=_HOME + "/d")
+from oracles import HELM, SP, helm_env, helm_home
+
+ENV = helm_env(helm_home("fuzz-exprs-helm-"))
 RND = random.Random(1)
 VALUES = """s: hello
 n: 3

@@ -22,13 +22,9 @@ import argparse, difflib, hashlib, os, random, subprocess, sys, tempfile, time
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SP = os.environ.get("STACKPROOF_BIN", os.path.join(ROOT, "target/release/stackproof"))
-ORACLES = os.environ.get("STACKPROOF_ORACLES", "")
-HELM = {"3": os.path.join(ORACLES, "helm"), "4": os.path.join(ORACLES, "helm-v4.3.1")}
-_HOME = tempfile.mkdtemp(prefix="fuzz-values-helm-")
-ENV = dict(os.environ, HELM_CONFIG_HOME=_HOME + "/c", HELM_CACHE_HOME=_HOME + "/k",
-           HELM_DATA_HOME=_HOME + "/d")
+from oracles import HELM, SP, helm_env, helm_home
+
+ENV = helm_env(helm_home("fuzz-values-helm-"))
 # Characters that `--set` paths give a meaning of their own.
 PATH_SPECIAL = set(".,=[]\\ {}")
 

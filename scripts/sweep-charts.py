@@ -16,14 +16,10 @@ binary (STACKPROOF_BIN, default target/release/stackproof)."""
 import argparse, difflib, json, os, re, shutil, subprocess, tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from oracles import HELM, SP, helm_env, helm_home
+
 SRC = WORK = OUT = ""
-SP = os.environ.get("STACKPROOF_BIN", os.path.join(ROOT, "target/release/stackproof"))
-ORACLES = os.environ.get("STACKPROOF_ORACLES", "")
-HELM = {"3": os.path.join(ORACLES, "helm"), "4": os.path.join(ORACLES, "helm-v4.3.1")}
-_HOME = tempfile.mkdtemp(prefix="sweep-helm-")
-ENV = dict(os.environ, HELM_CONFIG_HOME=_HOME + "/c", HELM_CACHE_HOME=_HOME + "/k",
-           HELM_DATA_HOME=_HOME + "/d")
+ENV = helm_env(helm_home("sweep-helm-"))
 
 
 def yaml_name(path):

@@ -24,9 +24,8 @@ Needs STACKPROOF_ORACLES (folder with `helmfile-v0.166.0` and `helm-v3.15.3`) an
 stackproof binary (STACKPROOF_BIN, default target/release/stackproof)."""
 import argparse, difflib, glob, os, re, shutil, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SP = os.environ.get("STACKPROOF_BIN", os.path.join(ROOT, "target/release/stackproof"))
-ORACLES = os.environ.get("STACKPROOF_ORACLES", "")
+from oracles import ORACLES, SP, helm_home
+from oracles import helm_env as _helm_env
 HELMFILE = os.path.join(ORACLES, "helmfile-v0.166.0")
 HELM = os.path.join(ORACLES, "helm-v3.15.3")
 STATE_NAMES = ("helmfile.yaml", "helmfile.yaml.gotmpl", "input.yaml", "input.yaml.gotmpl")
@@ -40,15 +39,13 @@ PROGRESS = ("Templating", "Building", "Adding", "Listing", "Skipping", "Pulling"
 
 
 def helm_env():
-    home = tempfile.mkdtemp(prefix="sweep-helmfile-home-")
+    home = helm_home("sweep-helmfile-home-")
     os.makedirs(home + "/c/helm")
     repos = home + "/c/helm/repositories.yaml"
     with open(repos, "w") as f:
         f.write('apiVersion: ""\ngenerated: "0001-01-01T00:00:00Z"\nrepositories:\n'
                 "- name: unreachable\n  url: http://127.0.0.1:1/\n")
-    return dict(os.environ, HOME=home, HELM_CONFIG_HOME=home + "/c",
-                HELM_CACHE_HOME=home + "/k", HELM_DATA_HOME=home + "/d",
-                HELM_REPOSITORY_CONFIG=repos)
+    return _helm_env(home, HOME=home, HELM_REPOSITORY_CONFIG=repos)
 
 
 def states(work):
