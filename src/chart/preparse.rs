@@ -85,48 +85,98 @@ impl PreParse {
         items: &[(&str, &SourceFile)],
         parse: impl Fn(&str, &SourceFile) -> Parse,
     ) -> Option<Vec<Parse>> {
-        let slots: Vec<Option<Arc<Slot>>> = match self.slots.lock() {
-            Ok(map) => items
-                .iter()
-                .map(|(name, source)| {
-                    map.by_name
-                        .get(*name)
-                        .filter(|s| same_text(&s.source, source))
-                        .cloned()
-                })
-                .collect(),
-            Err(_) => return None,
+        let Ok(mut map) = self.slots.lock() else {
+            return None;
         };
-        if slots.iter().all(Option::is_none) {
+        let found: Vec<Option<Arc<Slot>>> = items
+            .iter()
+            .map(|(name, source)| {
+                map.by_name
+                    .get(*name)
+                    .filter(|s| same_text(&s.source, source))
+                    .cloned()
+            })
+            .collect();
+        if found.iter().all(Option::is_none) {
             return None;
         }
+        // Queued parses nobody will take (a disabled subchart, names an alias
+        // changed) are dropped, and what the load could not foresee is queued
+        // in their place, so the pool works on what is needed.
+        for slot in map.by_name.values() {
+            if !found.iter().flatten().any(|f| Arc::ptr_eq(f, slot)) {
+                let _ =
+                    slot.state
+                        .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire);
+            }
+        }
+        map.waiting
+            .retain(|s| s.state.load(Ordering::Acquire) == QUEUED);
+        let slots: Vec<Arc<Slot>> = items
+            .iter()
+            .zip(found)
+            .map(|((name, source), f)| {
+                f.unwrap_or_else(|| queue(&mut map, name.to_string(), (*source).clone()))
+            })
+            .collect();
+        self.start_waiting(&mut map);
+        drop(map);
         let mut out: Vec<Option<Parse>> = items.iter().map(|_| None).collect();
         let mut order: Vec<usize> = (0..items.len()).collect();
         order.sort_by_key(|&i| items[i].1.text().len());
         for &i in &order {
-            let mine = slots[i].as_ref().is_none_or(|s| {
-                s.state
-                    .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
-                    .is_ok()
-            });
-            if mine {
+            let s = &slots[i];
+            if s.state
+                .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
                 out[i] = Some(parse(items[i].0, items[i].1));
             }
         }
-        for (i, slot) in slots.iter().enumerate() {
+        for (i, s) in slots.iter().enumerate() {
             if out[i].is_some() {
                 continue;
             }
-            let taken = slot.as_ref().and_then(|s| {
-                while !s.done.load(Ordering::Acquire) {
-                    std::hint::spin_loop();
-                    std::thread::yield_now();
-                }
-                s.result.lock().ok()?.take()
-            });
+            while !s.done.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+                std::thread::yield_now();
+            }
+            let taken = s.result.lock().ok().and_then(|mut r| r.take());
             out[i] = Some(taken.unwrap_or_else(|| parse(items[i].0, items[i].1)));
         }
         Some(out.into_iter().flatten().collect())
+    }
+
+    /// Hands the waiting slots to the pool, largest first (one big helpers file can
+    /// take as long as all the rest), once the templates seen are enough text to be
+    /// worth it: small charts parse faster on one thread than the pool starts up.
+    fn start_waiting(&self, slots: &mut Slots) {
+        if !super::worth_parallel(std::iter::once(slots.bytes)) {
+            return;
+        }
+        let mut waiting = std::mem::take(&mut slots.waiting);
+        waiting.sort_by_key(|s| std::cmp::Reverse(s.source.text().len()));
+        for slot in waiting {
+            let shared = self.shared.clone();
+            rayon::spawn(move || {
+                if slot
+                    .state
+                    .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err()
+                {
+                    return;
+                }
+                if !shared.finished.load(Ordering::Acquire) {
+                    let parsed = shared
+                        .parser
+                        .parse_detached(&slot.name, slot.source.clone());
+                    if let Ok(mut r) = slot.result.lock() {
+                        *r = Some(parsed);
+                    }
+                }
+                slot.done.store(true, Ordering::Release);
+            });
+        }
     }
 
     /// Stops queued parses that have not started: the renderer has what it needs.
@@ -159,61 +209,30 @@ impl LoadObserver for PreParse {
         };
         for f in templates {
             let name = format!("{path}/{}", f.name);
-            let slot = Arc::new(Slot {
-                name: name.clone(),
-                source: SourceFile::new(name.as_str(), f.shared_text()),
-                state: AtomicU8::new(QUEUED),
-                done: AtomicBool::new(false),
-                result: Mutex::new(None),
-            });
-            slots.bytes += slot.source.text().len();
-            // A name seen twice (two subcharts of one name) is left to the renderer.
-            if let Some(old) = slots.by_name.insert(name.clone(), slot.clone()) {
-                slots.by_name.insert(name, Arc::new(taken(&old.source)));
-                continue;
+            // A name seen twice (two subcharts of one name): the first keeps the
+            // slot; the renderer parses the other, whose text is another buffer.
+            if !slots.by_name.contains_key(&name) {
+                let source = SourceFile::new(name.as_str(), f.shared_text());
+                let slot = queue(&mut slots, name, source);
+                slots.by_name.insert(slot.name.clone(), slot);
             }
-            slots.waiting.push(slot);
         }
-        // Small charts parse faster on this thread than the pool starts up.
-        if !super::worth_parallel(std::iter::once(slots.bytes)) {
-            return;
-        }
-        // Largest first: one big helpers file can take as long as all the rest.
-        let mut waiting = std::mem::take(&mut slots.waiting);
-        waiting.sort_by_key(|s| std::cmp::Reverse(s.source.text().len()));
-        for slot in waiting {
-            let shared = self.shared.clone();
-            rayon::spawn(move || {
-                if slot
-                    .state
-                    .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-                {
-                    return;
-                }
-                if !shared.finished.load(Ordering::Acquire) {
-                    let parsed = shared
-                        .parser
-                        .parse_detached(&slot.name, slot.source.clone());
-                    if let Ok(mut r) = slot.result.lock() {
-                        *r = Some(parsed);
-                    }
-                }
-                slot.done.store(true, Ordering::Release);
-            });
-        }
+        self.start_waiting(&mut slots);
     }
 }
 
-/// A slot whose parse nobody will do: `take` finds it claimed and done, and empty.
-fn taken(source: &SourceFile) -> Slot {
-    Slot {
-        name: source.name().to_string(),
-        source: source.clone(),
-        state: AtomicU8::new(TAKEN),
-        done: AtomicBool::new(true),
+/// A new queued slot, counted and waiting for the pool.
+fn queue(slots: &mut Slots, name: String, source: SourceFile) -> Arc<Slot> {
+    slots.bytes += source.text().len();
+    let slot = Arc::new(Slot {
+        name,
+        source,
+        state: AtomicU8::new(QUEUED),
+        done: AtomicBool::new(false),
         result: Mutex::new(None),
-    }
+    });
+    slots.waiting.push(slot.clone());
+    slot
 }
 
 #[cfg(test)]
@@ -354,6 +373,54 @@ mod tests {
         let mut paths = seen.1.into_inner().unwrap_or_default();
         paths.sort();
         assert_eq!(paths, ["top", "top/charts/plain", "top/charts/sub"]);
+    }
+
+    #[test]
+    fn parses_nobody_takes_are_dropped() {
+        let pre = PreParse::new(TemplateSet::new(
+            "t",
+            std::sync::Arc::new(crate::template::Registry::new()),
+            crate::template::Options::default(),
+        ));
+        pre.templates(
+            "c",
+            &[
+                ChartFile::new("templates/a.yaml", b"{{ .a }}".to_vec()),
+                ChartFile::new("templates/b.yaml", b"{{ .b }}".to_vec()),
+            ],
+        );
+        let (a, b) = {
+            let slots = pre.slots.lock().unwrap();
+            (
+                slots.by_name["c/templates/a.yaml"].clone(),
+                slots.by_name["c/templates/b.yaml"].clone(),
+            )
+        };
+        let called = AtomicUsize::new(0);
+        let parse = |name: &str, source: &SourceFile| {
+            called.fetch_add(1, Ordering::Relaxed);
+            pre.shared.parser.parse_detached(name, source.clone())
+        };
+        // `a` as loaded, and a template the load never saw (an aliased copy).
+        let unseen = SourceFile::new("c/charts/x/templates/a.yaml", "{{ .x }}");
+        let got = pre.parse_all(
+            &[
+                ("c/templates/a.yaml", &a.source),
+                ("c/charts/x/templates/a.yaml", &unseen),
+            ],
+            parse,
+        );
+        assert!(got.is_some_and(|v| v.len() == 2 && v.iter().all(Result::is_ok)));
+        assert_eq!(called.load(Ordering::Relaxed), 2);
+        assert_eq!(a.state.load(Ordering::Relaxed), TAKEN);
+        // `b` is no longer waiting for a thread: nobody asked for it. Nothing is
+        // left for the pool to parse.
+        assert_eq!(b.state.load(Ordering::Relaxed), TAKEN);
+        let slots = pre.slots.lock().unwrap();
+        assert!(slots
+            .waiting
+            .iter()
+            .all(|s| s.state.load(Ordering::Relaxed) == TAKEN));
     }
 
     #[test]
