@@ -37,15 +37,18 @@ fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>
                 .iter()
                 .map(|(k, x)| {
                     path.push(PathSeg::Key(k.clone()));
-                    let key_at = spans
+                    let key_span = spans
                         .and_then(|s| s.get(path.as_slice()))
-                        .and_then(|s| s.key)
-                        .map(|k| k.start as usize);
+                        .and_then(|s| s.key);
+                    let key_at = key_span.map(|k| k.start as usize);
                     let key_line = key_at.map_or(0, |at| line_of(text, at));
                     let n = build(x, spans, text, path);
                     path.pop();
                     let key = YKey {
-                        text: k.clone(),
+                        text: key_span
+                            .and_then(|sp| text.get(sp.range()))
+                            .and_then(|src| typed_key_text(k, src))
+                            .unwrap_or_else(|| k.clone()),
                         line: key_line,
                     };
                     (key_at.unwrap_or(usize::MAX), (key, n))
@@ -73,6 +76,19 @@ fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>
         }
     };
     YNode { line, kind }
+}
+
+/// The source text of a map key that was not a string in the YAML (`1.50:`,
+/// `0x1F:`, `true:`), which the state's decode turned into Go's `%v` of it: a field
+/// Helmfile reads into `map[string]string` keeps the key as written. `None` for
+/// keys written as strings (their plain source text is the key) and for quoted,
+/// tagged, anchored or aliased keys.
+fn typed_key_text(key: &str, src: &str) -> Option<String> {
+    let t = src.trim();
+    if t == key || t.is_empty() || t.starts_with(['"', '\'', '!', '&', '*', '?']) {
+        return None;
+    }
+    Some(t.to_string())
 }
 
 /// A resolved YAML node.

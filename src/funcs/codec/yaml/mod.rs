@@ -881,6 +881,17 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
             }
         }
     };
+    // Label maps are typed `map[string]string` in Helmfile's state, so yaml.v2
+    // decodes any scalar key there as its text (`1.50:`, `true:`, `~:` is "").
+    string_keys(str_entry_mut(&mut v, "commonLabels"));
+    if let Some(GoValue::Seq(releases)) = str_entry_mut(&mut v, "releases") {
+        for release in releases.iter_mut() {
+            string_keys(str_entry_mut(release, "labels"));
+        }
+    }
+    if !has_non_string_key(&v) {
+        return cast_value(v);
+    }
     // The state's own `values` (the defaults of state values) are cast when the
     // state's values load.
     set_aside("", GoValue::Nil, &mut v, "values");
@@ -920,6 +931,27 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
         }
     }
     Ok(out)
+}
+
+/// Turns the scalar keys of the map `v` (if it is one) into strings, for a field
+/// yaml.v2 decodes into `map[string]string`. A key becomes the text that finds its
+/// source span (Go's `%v`), which the state's node tree then replaces with the
+/// key's source text; a null key is the empty string. Collection keys stay, for the
+/// cast to report.
+fn string_keys(v: Option<&mut GoValue>) {
+    let Some(GoValue::Map(m)) = v else { return };
+    if m.iter().all(|(k, _)| matches!(k, GoValue::Str(_))) {
+        return;
+    }
+    let entries = std::mem::take(m).into_entries();
+    for (k, val) in entries {
+        let key = match k {
+            GoValue::Nil => GoValue::Str(String::new()),
+            GoValue::Map(_) | GoValue::Seq(_) | GoValue::Str(_) => k,
+            other => GoValue::Str(plain_key_text(&other)),
+        };
+        m.insert(key, val);
+    }
 }
 
 /// The value under string key `key` of a map.
