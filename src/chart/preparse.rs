@@ -247,6 +247,15 @@ mod tests {
     use crate::source::Vfs;
     use crate::template::Map;
 
+    /// Early parsing with no functions known, for tests of the slots alone.
+    fn bare_pre() -> PreParse {
+        PreParse::new(TemplateSet::new(
+            "t",
+            Arc::new(crate::template::Registry::new()),
+            crate::template::Options::default(),
+        ))
+    }
+
     /// A chart with enough template text for the early parses to run on the pool,
     /// an aliased subchart (whose templates get names the load cannot guess), a
     /// plain one, and whatever `extra` adds.
@@ -377,11 +386,7 @@ mod tests {
 
     #[test]
     fn parses_nobody_takes_are_dropped() {
-        let pre = PreParse::new(TemplateSet::new(
-            "t",
-            std::sync::Arc::new(crate::template::Registry::new()),
-            crate::template::Options::default(),
-        ));
+        let pre = bare_pre();
         pre.templates(
             "c",
             &[
@@ -426,11 +431,7 @@ mod tests {
     #[test]
     fn parses_are_taken_only_for_the_same_text() {
         let text: Arc<str> = Arc::from("{{ .x }}");
-        let pre = PreParse::new(TemplateSet::new(
-            "t",
-            std::sync::Arc::new(crate::template::Registry::new()),
-            crate::template::Options::default(),
-        ));
+        let pre = bare_pre();
         pre.templates(
             "c",
             &[ChartFile::new("templates/a.yaml", text.as_bytes().to_vec())],
