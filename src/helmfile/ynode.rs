@@ -82,10 +82,10 @@ fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>
 /// `0x1F:`, `true:`), which the state's decode turned into Go's `%v` of it: a field
 /// Helmfile reads into `map[string]string` keeps the key as written. `None` for
 /// keys written as strings (their plain source text is the key) and for quoted,
-/// tagged, anchored or aliased keys.
+/// block, tagged, anchored, aliased or explicit (`? `) keys.
 fn typed_key_text(key: &str, src: &str) -> Option<String> {
     let t = src.trim();
-    if t == key || t.is_empty() || t.starts_with(['"', '\'', '!', '&', '*', '?']) {
+    if t == key || t.is_empty() || t.starts_with(['"', '\'', '|', '>', '!', '&', '*', '?']) {
         return None;
     }
     Some(t.to_string())
@@ -220,5 +220,53 @@ impl YNode {
             }
         };
         YNode { line: 0, kind }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::helmfile::seams::parse_state_documents;
+
+    fn keys(n: &YNode) -> Vec<&str> {
+        match &n.kind {
+            YKind::Map(entries) => entries.iter().map(|(k, _)| k.text.as_str()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn entry<'n>(n: &'n YNode, key: &str) -> &'n YNode {
+        match &n.kind {
+            YKind::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| k.text == key)
+                .map(|(_, v)| v)
+                .expect("key present"),
+            _ => panic!("not a map"),
+        }
+    }
+
+    #[test]
+    fn label_keys_keep_the_text_they_were_written_with() {
+        let text = "commonLabels:\n  1.50: x\n  0x1F: hex\n  true: yes\n  ~: nul\n  \"q\": 3.10\n  plain: p\n";
+        let docs = parse_state_documents(text, true).expect("decodes");
+        let labels = entry(&docs[0], "commonLabels");
+        let mut got = keys(labels);
+        got.sort_unstable();
+        assert_eq!(got, ["", "0x1F", "1.50", "plain", "q", "true"]);
+        // Values keep their source text too, as a string field does.
+        let YKind::Scalar(s) = &entry(labels, "true").kind else {
+            panic!("scalar")
+        };
+        assert_eq!(s.text, "yes");
+    }
+
+    #[test]
+    fn only_unquoted_plain_keys_take_their_source_text() {
+        assert_eq!(typed_key_text("1.5", "1.50"), Some("1.50".to_string()));
+        assert_eq!(typed_key_text("a", "a"), None);
+        assert_eq!(typed_key_text("a b", "\"a b\""), None);
+        assert_eq!(typed_key_text("x", "!!str x"), None);
+        assert_eq!(typed_key_text("x", "|\n  x"), None);
     }
 }

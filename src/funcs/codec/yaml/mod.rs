@@ -889,9 +889,6 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
             string_keys(str_entry_mut(release, "labels"));
         }
     }
-    if !has_non_string_key(&v) {
-        return cast_value(v);
-    }
     // The state's own `values` (the defaults of state values) are cast when the
     // state's values load.
     set_aside("", GoValue::Nil, &mut v, "values");
