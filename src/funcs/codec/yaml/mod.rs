@@ -881,9 +881,11 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
             }
         }
     };
-    // Label maps are typed `map[string]string` in Helmfile's state, so yaml.v2
-    // decodes any scalar key there as its text (`1.50:`, `true:`, `~:` is "").
+    // Label maps (`map[string]string`) and environments (`map[string]EnvironmentSpec`)
+    // have string keys in Helmfile's state, so yaml.v2 decodes any scalar key there as
+    // its text (`1.50:`, `true:`, `~:` is "").
     string_keys(str_entry_mut(&mut v, "commonLabels"));
+    string_keys(str_entry_mut(&mut v, "environments"));
     if let Some(GoValue::Seq(releases)) = str_entry_mut(&mut v, "releases") {
         for release in releases.iter_mut() {
             string_keys(str_entry_mut(release, "labels"));
