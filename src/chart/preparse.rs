@@ -14,7 +14,7 @@
 //! when the work was done. Parse errors travel with the parse and are reported by
 //! the renderer in its own order, as before.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -103,8 +103,9 @@ impl PreParse {
         // Queued parses nobody will take (a disabled subchart, names an alias
         // changed) are dropped, and what the load could not foresee is queued
         // in their place, so the pool works on what is needed.
+        let wanted: HashSet<*const Slot> = found.iter().flatten().map(Arc::as_ptr).collect();
         for slot in map.by_name.values() {
-            if !found.iter().flatten().any(|f| Arc::ptr_eq(f, slot)) {
+            if !wanted.contains(&Arc::as_ptr(slot)) {
                 let _ =
                     slot.state
                         .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire);
