@@ -12,8 +12,17 @@
 # crates, so it needs an explicit `--target`, which moves the output to
 # target/<triple>/release and is wrong on every other platform.
 #
+# There it is also built with profile-guided optimization when the toolchain has
+# `llvm-profdata` (`rustup component add llvm-tools`): an instrumented build runs
+# over the repository's own fixtures (scripts/pgo-train.sh), and the release build
+# then lays out and inlines code by what those runs did most. A/B of the static
+# binary, 21 interleaved runs on 13 corpus charts: sum of medians 121.1 -> 113.7 ms,
+# 12 of 13 charts faster. The profile is kept in target/pgo/ and made again when the
+# sources or the fixtures change (a first build takes a few minutes longer).
+#
 #   scripts/build-release.sh          # prints e.g. .../target/x86_64-unknown-linux-gnu/release/stackproof
 #   STACKPROOF_DYNAMIC=1 scripts/build-release.sh   # the ordinary build, for comparison
+#   STACKPROOF_PGO=0 scripts/build-release.sh       # static, without the profile
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -21,8 +30,35 @@ host="$(rustc -vV | sed -n 's/^host: //p')"
 if [ "$host" = "x86_64-unknown-linux-gnu" ] && [ -z "${STACKPROOF_DYNAMIC:-}" ]; then
   # relocation-model=static: a static glibc executable must not be position-independent
   # (with the default, the linker keeps an ELF interpreter and ld.so crashes on it).
-  RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" \
-    cargo build --release --quiet --bin stackproof --target "$host" >&2
+  flags="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static"
+  profdata="$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata"
+  if [ "${STACKPROOF_PGO:-1}" != 0 ] && [ -x "$profdata" ]; then
+    pgo="$root/target/pgo"
+    mkdir -p "$pgo"
+    # What the profile depends on: the code, the build settings and the fixtures
+    # it was gathered on.
+    fp="$(find src charts-under-test Cargo.toml Cargo.lock .cargo scripts/pgo-train.sh \
+      -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)"
+    if [ ! -f "$pgo/$fp.profdata" ]; then
+      echo "build-release: gathering a profile for profile-guided optimization" >&2
+      rm -rf "$pgo/raw"
+      # The instrumented build needs no link-time optimization (counters are placed
+      # before inlining, so the profile fits the release build all the same), and
+      # its `main` writes the counters out (the cfg, see src/main.rs).
+      RUSTFLAGS="$flags -Cprofile-generate=$pgo/raw" \
+        cargo rustc --profile quick-release --quiet --bin stackproof --target "$host" \
+        --target-dir "$pgo/build" -- --cfg stackproof_pgo_train >&2
+      "$root/scripts/pgo-train.sh" "$pgo/build/$host/quick-release/stackproof" >&2
+      "$profdata" merge -o "$pgo/$fp.profdata.tmp" "$pgo/raw" >&2
+      mv "$pgo/$fp.profdata.tmp" "$pgo/$fp.profdata"
+      rm -rf "$pgo/raw"
+    fi
+    # One path for every profile, so that a new profile does not change the flags
+    # (which would rebuild every dependency): cargo rebuilds what changed.
+    cp "$pgo/$fp.profdata" "$pgo/current.profdata"
+    flags="$flags -Cprofile-use=$pgo/current.profdata"
+  fi
+  RUSTFLAGS="$flags" cargo build --release --quiet --bin stackproof --target "$host" >&2
   echo "$root/target/$host/release/stackproof"
 else
   cargo build --release --quiet --bin stackproof >&2

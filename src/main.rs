@@ -26,6 +26,17 @@ fn main() {
     if !flushed {
         std::process::exit(if code == 0 { 1 } else { code });
     }
+    // An instrumented build for profile-guided optimization (scripts/pgo-train.sh)
+    // writes its profile from an exit handler, which `_exit` would skip.
+    #[cfg(stackproof_pgo_train)]
+    {
+        extern "C" {
+            fn __llvm_profile_write_file() -> i32;
+        }
+        // SAFETY: the profiling runtime linked into instrumented builds defines it;
+        // it writes the counters gathered so far to the file named at build time.
+        unsafe { __llvm_profile_write_file() };
+    }
     // SAFETY: `_exit` ends the process without running exit handlers; nothing is
     // left to write (both streams were flushed above, and every file the commands
     // write is closed before `cli::main` returns).
