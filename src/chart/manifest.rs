@@ -268,9 +268,9 @@ fn simple_head_type(helm: HelmVersion) -> &'static str {
 pub fn parse_head(helm: HelmVersion, doc: &str) -> Result<Head, String> {
     // A matrix renders the same documents in many cells; the head is what is worth
     // keeping, not the decoded document (CRD bundles decode to tens of megabytes).
-    static HEADS: Memo<(HelmVersion, String), Result<Head, String>> = Memo::new(8192);
+    static HEADS: Memo<(HelmVersion, String), Result<Head, String>> = Memo::for_repeats(8192);
     const MEMO_MIN_LEN: usize = 256;
-    if doc.len() < MEMO_MIN_LEN {
+    if doc.len() < MEMO_MIN_LEN || !HEADS.active() {
         return decode_head(helm, doc);
     }
     let key = (helm, doc.to_string());

@@ -158,6 +158,10 @@ struct Runner<'a> {
     /// [`HelmState::built_charts`]).
     built_charts: RefCell<BTreeMap<PathBuf, String>>,
     out: StackRender,
+    /// `template`'s output, one release's manifests at a time, joined once at the
+    /// end: growing one string release by release copies megabytes again at each
+    /// doubling, into fresh memory the kernel must zero.
+    printed: Vec<Arc<String>>,
     listed: Vec<ListedRelease>,
     /// States whose charts are rendering while later states load (see [`Pending`]).
     pending: Vec<Pending>,
@@ -312,12 +316,21 @@ pub fn render_stack(input: &StackInput) -> StackRender {
         warnings: RefCell::new(Vec::new()),
         built_charts: RefCell::new(BTreeMap::new()),
         out: StackRender::default(),
+        printed: Vec::new(),
         listed: Vec::new(),
         pending: Vec::new(),
         ctx: Vec::new(),
     };
     let result = r.run();
     let mut out = std::mem::take(&mut r.out);
+    if !r.printed.is_empty() {
+        let mut stdout = String::with_capacity(r.printed.iter().map(|s| s.len() + 1).sum());
+        for s in &r.printed {
+            stdout.push_str(s);
+            stdout.push('\n');
+        }
+        out.stdout = stdout;
+    }
     out.warnings = r.warnings.into_inner();
     match result {
         Ok(()) => {
@@ -1129,8 +1142,7 @@ impl<'a> Runner<'a> {
                 match t.stdout {
                     Ok(stdout) => {
                         if !stdout.is_empty() {
-                            out.stdout.push_str(&stdout);
-                            out.stdout.push('\n');
+                            self.printed.push(stdout.clone());
                         }
                         out.states[index].releases[i].manifests = Some(stdout);
                     }

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::charts::ResolvedChart;
 use super::error::HelmfileError;
@@ -121,8 +122,8 @@ pub struct ReleaseRender {
     pub merged_values: Option<Value>,
     pub set: Vec<SetArg>,
     pub chart_source: Option<ResolvedChart>,
-    /// `helm template` stdout.
-    pub manifests: Option<String>,
+    /// `helm template` stdout (shared with the stack's output while it is built).
+    pub manifests: Option<Arc<String>>,
     /// Position in the template output.
     pub order: Option<usize>,
 }

@@ -394,7 +394,7 @@ pub(crate) fn template_release(
                     Ok(f) => {
                         let stdout = match f.error {
                             Some(e) => Err(chart_error(e)),
-                            None => Ok(String::new()),
+                            None => Ok(Arc::new(String::new())),
                         };
                         let files = ReleaseFiles {
                             base: st.cwd.clone(),
@@ -541,7 +541,7 @@ fn post_renderer_for(
 
 /// What `helm template` gave for one release.
 pub(crate) struct TemplatedRelease {
-    pub stdout: Result<String>,
+    pub stdout: Result<Arc<String>>,
     /// Errors Helmfile collects for the release after the one in `stdout`.
     pub more_errors: Vec<HelmfileError>,
     /// With `--output-dir`: what helm wrote instead of printing.

@@ -240,17 +240,20 @@ pub struct ChartCall {
 /// Cells of a matrix often hand a release the same call (those whose values no axis
 /// touches), so results are remembered per call: a render is a pure function of it,
 /// its random functions included (they draw from `seed`).
-pub fn render_chart(call: &ChartCall) -> Result<String, String> {
-    static RENDERS: Memo<ChartCall, Result<String, String>> = Memo::new(1024);
+pub fn render_chart(call: &ChartCall) -> Result<Arc<String>, String> {
+    // Shared, not copied: a stack's output is megabytes, and each copy is fresh
+    // memory the kernel must zero.
+    static RENDERS: Memo<ChartCall, Result<Arc<String>, String>> = Memo::for_repeats(1024);
     // Releases render side by side on the pool; each chart stays on its thread.
     RENDERS.get_or_compute(call, || {
         crate::chart::rendering_on_one_thread(|| render_chart_uncached(call))
     })
 }
 
-fn render_chart_uncached(call: &ChartCall) -> Result<String, String> {
+fn render_chart_uncached(call: &ChartCall) -> Result<Arc<String>, String> {
     render_release(call)?
         .helm_output()
+        .map(Arc::new)
         .map_err(|e| format!("Error: {}", e.message))
 }
 

@@ -88,6 +88,8 @@ pub fn render_cells(
     cells: &[CellRef],
     now: Clock,
 ) -> Vec<RenderedCell> {
+    // Cells share most of their work (see `source::memo`).
+    crate::source::expect_repeats();
     cells
         .par_iter()
         .map(|r| {

@@ -9,10 +9,18 @@
 //!
 //! Tables are bounded: when one holds `max_entries` results it is emptied and starts
 //! over, which keeps memory flat on long runs without tracking recency.
+//!
+//! Some tables only pay when the same inputs come back, which within one render
+//! they rarely do: keeping every manifest's text as a key copies a chart's whole
+//! output (megabytes for a stack), and fresh memory costs the kernel zeroing it.
+//! Those are made with [`Memo::for_repeats`] and stay empty until the process says
+//! it will render many times ([`expect_repeats`], called by the matrix).
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use foldhash::fast::RandomState;
 use parking_lot::Mutex;
@@ -22,10 +30,21 @@ use parking_lot::Mutex;
 /// beyond slowing its own run.
 type Table<K, V> = HashMap<K, V, RandomState>;
 
+/// Whether this process renders the same inputs more than once.
+static REPEATS: AtomicBool = AtomicBool::new(false);
+
+/// Declares that this process will render many times (a matrix's cells, the two
+/// sides of a diff): tables made with [`Memo::for_repeats`] start remembering.
+pub fn expect_repeats() {
+    REPEATS.store(true, Ordering::Relaxed);
+}
+
 /// A bounded, thread-safe map from a work's full input to its result.
 pub struct Memo<K, V> {
     table: Mutex<Option<Table<K, V>>>,
     max_entries: usize,
+    /// Remembers only once [`expect_repeats`] was called.
+    only_repeats: bool,
 }
 
 impl<K: Eq + Hash, V: Clone> Memo<K, V> {
@@ -33,7 +52,23 @@ impl<K: Eq + Hash, V: Clone> Memo<K, V> {
         Memo {
             table: Mutex::new(None),
             max_entries,
+            only_repeats: false,
         }
+    }
+
+    /// A table that remembers only in a process that renders many times (see the
+    /// module docs).
+    pub const fn for_repeats(max_entries: usize) -> Memo<K, V> {
+        Memo {
+            table: Mutex::new(None),
+            max_entries,
+            only_repeats: true,
+        }
+    }
+
+    /// Whether this table remembers anything in this process now.
+    pub fn active(&self) -> bool {
+        !self.only_repeats || REPEATS.load(Ordering::Relaxed)
     }
 
     /// The remembered result for `key`, if any.
@@ -42,11 +77,17 @@ impl<K: Eq + Hash, V: Clone> Memo<K, V> {
         K: Borrow<Q>,
         Q: Eq + Hash + ?Sized,
     {
+        if !self.active() {
+            return None;
+        }
         self.table.lock().as_ref()?.get(key).cloned()
     }
 
     /// Remembers `value` as the result for `key`.
     pub fn insert(&self, key: K, value: V) {
+        if !self.active() {
+            return;
+        }
         let mut table = self.table.lock();
         let table = table.get_or_insert_with(Table::default);
         if table.len() >= self.max_entries {
@@ -63,6 +104,9 @@ impl<K: Eq + Hash, V: Clone> Memo<K, V> {
         K: Borrow<Q>,
         Q: Eq + Hash + ToOwned<Owned = K> + ?Sized,
     {
+        if !self.active() {
+            return work();
+        }
         if let Some(v) = self.get(key) {
             return v;
         }
@@ -100,5 +144,33 @@ mod tests {
         memo.insert("c".into(), 3);
         assert_eq!(memo.get("a"), None);
         assert_eq!(memo.get("c"), Some(3));
+    }
+
+    #[test]
+    fn tables_for_repeats_wait_for_the_matrix() {
+        // Tests share the process, and another test may already have declared
+        // repeats; before that, such a table must compute every time.
+        let memo: Memo<String, usize> = Memo::for_repeats(4);
+        if !REPEATS.load(Ordering::Relaxed) {
+            let mut calls = 0;
+            for _ in 0..2 {
+                memo.get_or_compute("a", || {
+                    calls += 1;
+                    1
+                });
+            }
+            assert_eq!(calls, 2);
+            assert_eq!(memo.get("a"), None);
+        }
+        expect_repeats();
+        let mut calls = 0;
+        for _ in 0..2 {
+            memo.get_or_compute("a", || {
+                calls += 1;
+                1
+            });
+        }
+        assert_eq!(calls, 1);
+        assert_eq!(memo.get("a"), Some(1));
     }
 }

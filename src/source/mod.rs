@@ -10,7 +10,7 @@
 mod memo;
 mod vfs;
 
-pub use memo::Memo;
+pub use memo::{expect_repeats, Memo};
 
 /// A hash map for lookups on the render path (function names, template names,
 /// anchors): foldhash instead of the default SipHash, whose cost showed in every
