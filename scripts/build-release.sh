@@ -49,14 +49,19 @@ if [ "$host" = "x86_64-unknown-linux-gnu" ] && [ -z "${STACKPROOF_DYNAMIC:-}" ];
         cargo rustc --profile quick-release --quiet --bin stackproof --target "$host" \
         --target-dir "$pgo/build" -- --cfg stackproof_pgo_train >&2
       "$root/scripts/pgo-train.sh" "$pgo/build/$host/quick-release/stackproof" >&2
-      "$profdata" merge -o "$pgo/$fp.profdata.tmp" "$pgo/raw" >&2
-      mv "$pgo/$fp.profdata.tmp" "$pgo/$fp.profdata"
+      if "$profdata" merge -o "$pgo/$fp.profdata.tmp" "$pgo/raw" >&2; then
+        mv "$pgo/$fp.profdata.tmp" "$pgo/$fp.profdata"
+      else
+        echo "build-release: no usable profile; building without it" >&2
+      fi
       rm -rf "$pgo/raw"
     fi
-    # One path for every profile, so that a new profile does not change the flags
-    # (which would rebuild every dependency): cargo rebuilds what changed.
-    cp "$pgo/$fp.profdata" "$pgo/current.profdata"
-    flags="$flags -Cprofile-use=$pgo/current.profdata"
+    if [ -f "$pgo/$fp.profdata" ]; then
+      # One path for every profile, so that a new profile does not change the flags
+      # (which would rebuild every dependency): cargo rebuilds what changed.
+      cp "$pgo/$fp.profdata" "$pgo/current.profdata"
+      flags="$flags -Cprofile-use=$pgo/current.profdata"
+    fi
   fi
   RUSTFLAGS="$flags" cargo build --release --quiet --bin stackproof --target "$host" >&2
   echo "$root/target/$host/release/stackproof"

@@ -19,7 +19,6 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use foldhash::fast::RandomState;
