@@ -238,8 +238,9 @@ pub struct ChartCall {
 /// Renders a chart the way `helm template` (v3.15) prints it, returning stdout.
 ///
 /// Cells of a matrix often hand a release the same call (those whose values no axis
-/// touches), so results are remembered per call: a render is a pure function of it,
-/// its random functions included (they draw from `seed`).
+/// touches), so in a matrix run results are remembered per call: a render is a pure
+/// function of it, its random functions included (they draw from `seed`). A one-shot
+/// run rarely repeats a call and does not keep them (see `source::memo`).
 pub fn render_chart(call: &ChartCall) -> Result<Arc<String>, String> {
     // Shared, not copied: a stack's output is megabytes, and each copy is fresh
     // memory the kernel must zero.

@@ -67,7 +67,12 @@ impl<K: Eq + Hash, V: Clone> Memo<K, V> {
 
     /// Whether this table remembers anything in this process now.
     pub fn active(&self) -> bool {
-        !self.only_repeats || REPEATS.load(Ordering::Relaxed)
+        self.remembers(REPEATS.load(Ordering::Relaxed))
+    }
+
+    /// Whether this table remembers, given whether the process declared repeats.
+    fn remembers(&self, repeats: bool) -> bool {
+        !self.only_repeats || repeats
     }
 
     /// The remembered result for `key`, if any.
@@ -147,9 +152,12 @@ mod tests {
 
     #[test]
     fn tables_for_repeats_wait_for_the_matrix() {
+        let always: Memo<String, usize> = Memo::new(4);
+        let memo: Memo<String, usize> = Memo::for_repeats(4);
+        assert!(always.remembers(false) && always.remembers(true));
+        assert!(!memo.remembers(false) && memo.remembers(true));
         // Tests share the process, and another test may already have declared
         // repeats; before that, such a table must compute every time.
-        let memo: Memo<String, usize> = Memo::for_repeats(4);
         if !REPEATS.load(Ordering::Relaxed) {
             let mut calls = 0;
             for _ in 0..2 {
