@@ -9,7 +9,7 @@
 //!
 //! [`TemplateSet::execute_traced`]: crate::template::TemplateSet::execute_traced
 
-use crate::source::{SourceFile, Span};
+use crate::source::{FastMap, LineIndex, SourceFile, Span};
 use crate::template::Emit;
 
 /// The source position of one top-level key of a rendered document.
@@ -120,6 +120,18 @@ impl TracedOutput {
         content: &str,
         doc_at: usize,
     ) -> (Vec<KeyOrigin>, Vec<(String, usize)>) {
+        self.key_origins_with(file, content, doc_at, &mut LineCache::default())
+    }
+
+    /// [`TracedOutput::key_origins`] with the line indexes of a pass over many
+    /// documents.
+    pub fn key_origins_with(
+        &self,
+        file: &str,
+        content: &str,
+        doc_at: usize,
+        lines: &mut LineCache,
+    ) -> (Vec<KeyOrigin>, Vec<(String, usize)>) {
         let mut exact = Vec::new();
         let mut own = Vec::new();
         let mut line_start = 0;
@@ -137,7 +149,7 @@ impl TracedOutput {
             }
             if let Some(e) = self.writer(at, None) {
                 let off = Self::source_offset(e, at);
-                let (l, c) = e.source.line_col(off);
+                let (l, c) = lines.line_col(&e.source, off);
                 exact.push(KeyOrigin {
                     key: key.to_string(),
                     file: e.source.name().to_string(),
@@ -148,7 +160,7 @@ impl TracedOutput {
             }
             if let Some(e) = self.writer(at, Some(file)) {
                 let off = Self::source_offset(e, at);
-                own.push((key.to_string(), e.source.line_col(off).0));
+                own.push((key.to_string(), lines.line_col(&e.source, off).0));
             }
         }
         (exact, own)
@@ -213,5 +225,23 @@ mod tests {
         let (exact, _) = tr.key_origins("t", "x: \ny: 1", 0);
         assert_eq!(exact[1].key, "y");
         assert_eq!((exact[1].line, exact[1].column), (2, 1));
+    }
+}
+
+/// Line indexes of the template files one pass over a chart's documents looks
+/// keys up in, each built on first use. Keyed by the text's address and length:
+/// the traces being read hold every file alive for the pass.
+#[derive(Default)]
+pub struct LineCache {
+    files: FastMap<(usize, usize), LineIndex>,
+}
+
+impl LineCache {
+    fn line_col(&mut self, source: &SourceFile, offset: usize) -> (usize, usize) {
+        let text = source.text();
+        self.files
+            .entry((text.as_ptr() as usize, text.len()))
+            .or_insert_with(|| LineIndex::new(text))
+            .line_col(offset)
     }
 }

@@ -19,7 +19,7 @@ use super::locate;
 use super::manifest::{self, CrdFile, PrintOptions, Sorted};
 use super::objects::{chart_object, release_map, Files};
 use super::preparse::PreParse;
-use super::provenance::{KeyOrigin, TracedOutput};
+use super::provenance::{KeyOrigin, LineCache, TracedOutput};
 use super::schema;
 use super::tree::{process_dependencies, Node};
 use super::values::{ValueOptions, ValuesSource};
@@ -431,6 +431,7 @@ fn document_origins(sorted: &Sorted, traces: &HashMap<String, TracedOutput>) -> 
         by_file.entry(m.path.as_str()).or_default().push(i);
     }
     let mut out: Vec<Origins> = vec![(Vec::new(), Vec::new()); all.len()];
+    let mut lines = LineCache::default();
     for (file, mut idx) in by_file {
         let Some(trace) = traces.get(file) else {
             continue;
@@ -439,7 +440,7 @@ fn document_origins(sorted: &Sorted, traces: &HashMap<String, TracedOutput>) -> 
         let texts: Vec<&str> = idx.iter().map(|&i| all[i].content.as_str()).collect();
         for (&i, at) in idx.iter().zip(trace.find_documents(&texts)) {
             if let Some(at) = at {
-                out[i] = trace.key_origins(file, &all[i].content, at);
+                out[i] = trace.key_origins_with(file, &all[i].content, at, &mut lines);
             }
         }
     }

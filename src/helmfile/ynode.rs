@@ -9,15 +9,25 @@
 //! `"1.10"`, not the float), their resolved tag, and lines.
 
 use crate::funcs::codec::yaml::{PathSeg, SpanMap};
+use crate::source::LineIndex;
 use crate::template::{List, Map, Value};
 
-fn line_of(text: &str, offset: usize) -> usize {
-    crate::source::line_col(text, offset).0
+/// The text being decoded and its line index: every node asks for its line.
+struct Source<'a> {
+    text: &'a str,
+    lines: LineIndex,
 }
 
-fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>) -> YNode {
+impl Source<'_> {
+    fn line_of(&self, offset: usize) -> usize {
+        self.lines.line_col(offset).0
+    }
+}
+
+fn build(v: &Value, spans: Option<&SpanMap>, src: &Source, path: &mut Vec<PathSeg>) -> YNode {
+    let text = src.text;
     let here = spans.and_then(|s| s.get(path.as_slice())).copied();
-    let line = here.map_or(0, |s| line_of(text, s.value.start as usize));
+    let line = here.map_or(0, |s| src.line_of(s.value.start as usize));
     let kind = match v {
         Value::Nil => YKind::Null,
         Value::List(l) => YKind::Seq(
@@ -25,7 +35,7 @@ fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>
                 .enumerate()
                 .map(|(i, x)| {
                     path.push(PathSeg::Index(i));
-                    let n = build(x, spans, text, path);
+                    let n = build(x, spans, src, path);
                     path.pop();
                     n
                 })
@@ -41,8 +51,8 @@ fn build(v: &Value, spans: Option<&SpanMap>, text: &str, path: &mut Vec<PathSeg>
                         .and_then(|s| s.get(path.as_slice()))
                         .and_then(|s| s.key);
                     let key_at = key_span.map(|k| k.start as usize);
-                    let key_line = key_at.map_or(0, |at| line_of(text, at));
-                    let n = build(x, spans, text, path);
+                    let key_line = key_at.map_or(0, |at| src.line_of(at));
+                    let n = build(x, spans, src, path);
                     path.pop();
                     let key = YKey {
                         text: key_span
@@ -179,7 +189,9 @@ impl YNode {
     /// values (for lines and the source text of scalars).
     pub fn from_decoded(v: &Value, spans: Option<&SpanMap>, text: &str) -> YNode {
         let mut path = Vec::new();
-        build(v, spans, text, &mut path)
+        // Lines come from spans only; without them the index would go unread.
+        let lines = LineIndex::new(if spans.is_some() { text } else { "" });
+        build(v, spans, &Source { text, lines }, &mut path)
     }
 
     /// Builds a node tree from a plain value (no lines), for hosts and tests.

@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use super::model::Origins;
 use super::yaml::push_member;
 use crate::funcs::codec::yaml::{self as goyaml, DecodeOptions, Mode, PathSeg, SpanMap};
-use crate::source::Location;
+use crate::source::{LineIndex, Location};
 use crate::template::Value;
 
 /// A template value as JSON. Bytes become base64 (as Go's `encoding/json` prints a
@@ -73,7 +73,7 @@ pub fn origins(spans: &SpanMap, text: &str, file: &str, first_line: usize) -> Or
             Some(k) if !is_scalar_at(text, span.value.start as usize) => k.start,
             _ => span.value.start,
         } as usize;
-        let (line, column) = lines.line_col(text, offset);
+        let (line, column) = lines.line_char_col(text, offset);
         out.insert(
             json_path(path),
             Location {
@@ -84,37 +84,6 @@ pub fn origins(spans: &SpanMap, text: &str, file: &str, first_line: usize) -> Or
         );
     }
     out
-}
-
-/// Line starts of a text, so positions of thousands of nodes in a large rendered
-/// document cost a binary search each instead of a scan from the top.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(text: &str) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        LineIndex { starts }
-    }
-
-    /// 1-based line and 1-based character column of a byte offset.
-    fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
-        let offset = offset.min(text.len());
-        let line = self.starts.partition_point(|&s| s <= offset);
-        let start = self.starts[line - 1];
-        let col = text
-            .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count())
-            + 1;
-        (line, col)
-    }
 }
 
 /// Whether the value starting at `offset` is a scalar written on its own (not a block
@@ -183,21 +152,6 @@ mod tests {
         assert_eq!(d.origins["$['list'][1]"].line, 15);
         assert_eq!(d.origins["$['list'][1]"].column, 5);
         assert_eq!(d.origins["$['m']['k']"].column, 8);
-    }
-
-    #[test]
-    fn line_index_matches_a_scan() {
-        let text = "ab\ncd\n\néf\n";
-        let idx = LineIndex::new(text);
-        for off in 0..=text.len() {
-            if text.is_char_boundary(off) {
-                let (l, c) = idx.line_col(text, off);
-                let (l2, _) = crate::source::line_col(text, off);
-                assert_eq!(l, l2, "offset {off}");
-                assert!(c >= 1);
-            }
-        }
-        assert_eq!(idx.line_col(text, 9), (4, 2));
     }
 
     #[test]
