@@ -134,13 +134,19 @@ impl TracedOutput {
     ) -> (Vec<KeyOrigin>, Vec<(String, usize)>) {
         let mut exact = Vec::new();
         let mut own = Vec::new();
-        let mut line_start = 0;
-        for line in content.split_inclusive('\n') {
-            let at = doc_at + line_start;
-            line_start += line.len();
-            if line.starts_with([' ', '\t', '#', '-', '\n', '\r']) {
+        // Only lines that start with a key matter, and documents can be megabytes
+        // of indented schema, so the walk goes from newline to newline.
+        let bytes = content.as_bytes();
+        let starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', bytes).map(|nl| nl + 1))
+            .filter(|&s| s < bytes.len());
+        for start in starts {
+            if matches!(bytes[start], b' ' | b'\t' | b'#' | b'-' | b'\n' | b'\r') {
                 continue;
             }
+            let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i + 1);
+            let line = &content[start..end];
+            let at = doc_at + start;
             let Some((key, _)) = line.split_once(':') else {
                 continue;
             };
