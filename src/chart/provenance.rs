@@ -9,6 +9,8 @@
 //!
 //! [`TemplateSet::execute_traced`]: crate::template::TemplateSet::execute_traced
 
+use std::sync::Arc;
+
 use crate::source::{FastMap, LineIndex, SourceFile, Span};
 use crate::template::Emit;
 
@@ -173,6 +175,26 @@ impl TracedOutput {
     }
 }
 
+/// Line indexes of the template files one pass over a chart's documents looks
+/// keys up in, each built on first use. Keyed by the text's address, and each
+/// entry holds its text: an address cannot be reused by another file while the
+/// cache lives, whatever outlives what.
+#[derive(Default)]
+pub struct LineCache {
+    files: FastMap<usize, (Arc<str>, LineIndex)>,
+}
+
+impl LineCache {
+    fn line_col(&mut self, source: &SourceFile, offset: usize) -> (usize, usize) {
+        let text = source.text();
+        self.files
+            .entry(text.as_ptr() as usize)
+            .or_insert_with(|| (source.shared_text(), LineIndex::new(text)))
+            .1
+            .line_col(offset)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,23 +253,5 @@ mod tests {
         let (exact, _) = tr.key_origins("t", "x: \ny: 1", 0);
         assert_eq!(exact[1].key, "y");
         assert_eq!((exact[1].line, exact[1].column), (2, 1));
-    }
-}
-
-/// Line indexes of the template files one pass over a chart's documents looks
-/// keys up in, each built on first use. Keyed by the text's address and length:
-/// the traces being read hold every file alive for the pass.
-#[derive(Default)]
-pub struct LineCache {
-    files: FastMap<(usize, usize), LineIndex>,
-}
-
-impl LineCache {
-    fn line_col(&mut self, source: &SourceFile, offset: usize) -> (usize, usize) {
-        let text = source.text();
-        self.files
-            .entry((text.as_ptr() as usize, text.len()))
-            .or_insert_with(|| LineIndex::new(text))
-            .line_col(offset)
     }
 }
