@@ -763,8 +763,11 @@ mod tests {
         } else {
             eprintln!("head check: STACKPROOF_SHARED not set, corpus manifests skipped");
         }
-        let (mut pruned, mut full) = (0, 0);
+        let (mut pruned, mut full, mut skimmed) = (0, 0, 0);
         for doc in &cases {
+            skimmed += usize::from(
+                crate::funcs::codec::yaml::skim_kept_entries(doc, head_field).is_some(),
+            );
             match yamlio::decode_typed_top(doc, head_field) {
                 Ok(Some(_)) => pruned += 1,
                 Ok(None) => full += 1,
@@ -776,7 +779,7 @@ mod tests {
             }
         }
         eprintln!(
-            "head check: {} documents, {pruned} decoded pruned, {full} in full",
+            "head check: {} documents, {pruned} decoded pruned, {full} in full, {skimmed} skimmed",
             cases.len()
         );
         assert!(docs.len() > 300, "{} fixture documents", docs.len());
@@ -785,6 +788,91 @@ mod tests {
         // prune about a fifth.)
         assert!(pruned > 3000, "{pruned} pruned of {}", cases.len());
         assert!(full > 1000, "{full} fell back of {}", cases.len());
+    }
+
+    /// Documents near the edge of what the line-level head reader vouches for
+    /// (`yaml::skim`): every fixture document (and, with ../shared present, every
+    /// corpus and NVCF manifest) with one line changed at a time
+    /// (indented one space more or less, moved to column 0, cut short, doubled,
+    /// joined to the next, or given a character that means something to YAML) still
+    /// gives the head or the error the whole document gives, in both Helm modes.
+    #[test]
+    fn head_survives_line_mutations() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut docs = Vec::new();
+        documents_under(&root.join("charts-under-test"), &mut docs);
+        documents_under(&root.join("testdata"), &mut docs);
+        if let Some(shared) = std::env::var_os("STACKPROOF_SHARED") {
+            let shared = std::path::Path::new(&shared);
+            documents_under(&shared.join("corpus/expected/helm-v3.15.3"), &mut docs);
+            documents_under(&shared.join("nvcf/expected"), &mut docs);
+        }
+        // More rounds for a longer search: STACKPROOF_HEAD_MUTATIONS=200.
+        let rounds: usize = std::env::var("STACKPROOF_HEAD_MUTATIONS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(6);
+        const INSERTS: [&str; 22] = [
+            ":", ": ", " #", "#", "\"", "'", "\t", "- ", "-", "{", "[", "}", "&a ", "*a", "!t ",
+            "|", ">", "? ", "%", "`", "\\x", "  ",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n.max(1) as u64) as usize
+        };
+        let (mut cases, mut skimmed, mut skimmed_errors) = (0, 0, 0);
+        for doc in docs.iter().filter(|d| d.len() <= 8 * 1024) {
+            let original: Vec<&str> = doc.split_inclusive('\n').collect();
+            if original.is_empty() {
+                continue;
+            }
+            for _ in 0..rounds {
+                // One change, or now and then two on different lines.
+                let mut lines: Vec<String> = original.iter().map(|l| l.to_string()).collect();
+                for _ in 0..1 + usize::from(next(3) == 0) {
+                    let i = next(lines.len());
+                    let line = lines[i].clone();
+                    let body = line.trim_end_matches('\n');
+                    let nl = &line[body.len()..];
+                    let at = {
+                        let cut = next(body.len() + 1);
+                        (0..=cut)
+                            .rev()
+                            .find(|&c| body.is_char_boundary(c))
+                            .unwrap_or(0)
+                    };
+                    lines[i] = match next(8) {
+                        0 => format!(" {line}"),
+                        1 => line.strip_prefix(' ').unwrap_or(&line).to_string(),
+                        2 => line.trim_start_matches(' ').to_string(),
+                        3 => format!("{}{nl}", &body[..at]),
+                        4 => format!("{line}{line}"),
+                        5 => body.to_string(),
+                        _ => {
+                            let insert = INSERTS[next(INSERTS.len())];
+                            format!("{}{insert}{}{nl}", &body[..at], &body[at..])
+                        }
+                    };
+                }
+                let text = lines.concat();
+                cases += 1;
+                let full = yamlio::decode_typed_once(&text);
+                if crate::funcs::codec::yaml::skim_kept_entries(&text, head_field).is_some() {
+                    skimmed += 1;
+                    skimmed_errors += usize::from(full.is_err());
+                }
+                for helm in [HelmVersion::V3, HelmVersion::V4] {
+                    let want = full.clone().and_then(|v| head_from_value(helm, &v));
+                    assert_eq!(decode_head(helm, &text), want, "{text}");
+                }
+            }
+        }
+        eprintln!("head mutations: {cases} documents, {skimmed} skimmed ({skimmed_errors} of them errors in full)");
+        assert!(cases > 3000, "{cases} mutated documents");
+        assert!(skimmed > 1000, "{skimmed} of {cases} skimmed");
     }
 
     /// The separator searches as first written (a byte-by-byte regex walk), kept to

@@ -411,7 +411,7 @@ pub enum Pruned {
 /// Whether an untagged plain scalar decodes to data that converts to JSON the same
 /// way wherever it is: not a merge key, as a key a string, number or bool (a null
 /// or huge unsigned key is an error), as a value not an infinite or NaN float.
-fn plain_is_plain_data(value: &str, key: bool) -> bool {
+pub(super) fn plain_is_plain_data(value: &str, key: bool) -> bool {
     if value == "<<" {
         return false;
     }

@@ -71,6 +71,9 @@ pub use json::write_string as write_json_string;
 mod parser;
 mod resolve;
 mod scanner;
+mod skim;
+#[cfg(test)]
+pub(crate) use skim::kept_entries as skim_kept_entries;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -459,6 +462,22 @@ pub fn decode_uncached(text: &str, opts: &DecodeOptions) -> Result<Value, YamlEr
 /// vouch for decoding like the full one (see
 /// [`compose::Composer::next_pruned_document`]) and [`decode_uncached`] must run.
 pub fn decode_top_entries(
+    text: &str,
+    opts: &DecodeOptions,
+    keep: fn(&str) -> bool,
+) -> Result<Option<Value>, YamlError> {
+    // The kept entries alone, when the rest is plain enough to vouch for a line at a
+    // time; anything that then goes wrong (an error, or entries the pruned read is
+    // unsure of) is read again from the whole text, so messages and lines are its.
+    if let Some(kept) = skim::kept_entries(text, keep) {
+        if let Ok(Some(v)) = pruned_top_entries(&kept, opts, keep) {
+            return Ok(Some(v));
+        }
+    }
+    pruned_top_entries(text, opts, keep)
+}
+
+fn pruned_top_entries(
     text: &str,
     opts: &DecodeOptions,
     keep: fn(&str) -> bool,
