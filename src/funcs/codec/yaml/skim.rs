@@ -5,15 +5,18 @@
 //! Helm decodes every rendered document whole to sort it, so a syntax error anywhere
 //! must still be found. The token scanner is what that costs (about a sixth of a
 //! Helmfile stack's render, most of it on `spec` and `data` bodies nobody reads).
-//! Most of those bodies are block mappings and sequences of one-line scalars, whose
-//! validity a line at a time can vouch for. [`kept_entries`] checks each top-level
-//! entry that will not be read against that narrow grammar and returns only the
-//! entries that will, as text for the real decoder. Anything outside the grammar
-//! (flow collections with content, anchors, tags, multi-line scalars, tabs, quoted
-//! keys at the top, document markers, odd characters, any indentation it cannot
+//! Most of those bodies are block mappings and sequences of scalars (plain, quoted,
+//! block `|`/`>`, a line or several) and of one-line flow sequences of scalars,
+//! whose validity a line at a time can vouch for. [`kept_entries`] checks each
+//! top-level entry that will not be read against that narrow grammar and returns
+//! only the entries that will, as text for the real decoder. Anything outside it
+//! (flow mappings with content, nested flow collections, anchors, aliases, tags,
+//! merge keys, tabs outside block scalars, quoted keys at the top, document markers,
+//! odd characters, values that do not convert to JSON, any indentation it cannot
 //! place) makes it answer `None`, and the caller reads the whole document the slow
 //! way. So it never has to reproduce an error: it only ever accepts text that the
 //! full parser would read without error and to the same top-level keys.
+//! `chart::manifest`'s `head_survives_line_mutations` holds it to that.
 
 use super::compose::plain_is_plain_data;
 
