@@ -4,7 +4,7 @@
 # (scripts/build-release.sh, whole process) against the real helmfile 0.166 + helm 3.15 (whole
 # `helmfile template` process), as medians of N runs (natively N before and N after
 # the real runs, as the machine may be shared), and prints both times
-# and the ratio.
+# and the ratio. STACKPROOF_BIN=path uses that binary and skips the release build.
 #
 # The real helmfile needs the stack's `nvcf/<chart>` pins served as a chart
 # repository and an OCI registry; the NVCF regeneration script (`regen.sh`) sets
@@ -28,7 +28,13 @@ nvcf=$shared/nvcf
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-bin=$("$here/scripts/build-release.sh")
+if [ -n "${STACKPROOF_BIN:-}" ]; then
+  # The runs start in the stack's folder, where a relative path would name nothing.
+  bin="$(cd "$(dirname "$STACKPROOF_BIN")" && pwd)/$(basename "$STACKPROOF_BIN")"
+  [ -x "$bin" ] || { echo "bench-helmfile: $STACKPROOF_BIN is not an executable"; exit 2; }
+else
+  bin=$("$here/scripts/build-release.sh")
+fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 printf '{}\n' > "$tmp/base-secrets.yaml"
 stack=$nvcf/deploy/stacks/self-managed
