@@ -228,6 +228,33 @@ impl KeysByToken {
 }
 const MAX_FLOW_LEVEL: usize = 10000;
 const MAX_INDENTS: usize = 10000;
+
+/// The characters that may not start a plain scalar (`-`, `?` and `:` may, when a
+/// non-space follows; the caller checks that).
+pub(super) fn is_indicator(c: u8) -> bool {
+    matches!(
+        c,
+        b'-' | b'?'
+            | b':'
+            | b','
+            | b'['
+            | b']'
+            | b'{'
+            | b'}'
+            | b'#'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'|'
+            | b'>'
+            | b'\''
+            | b'"'
+            | b'%'
+            | b'@'
+            | b'`'
+    )
+}
+
 const PAD: usize = 16;
 
 pub struct Scanner {
@@ -763,28 +790,7 @@ impl Scanner {
         if c == b'"' {
             return self.fetch_flow_scalar(false);
         }
-        let indicator = matches!(
-            c,
-            b'-' | b'?'
-                | b':'
-                | b','
-                | b'['
-                | b']'
-                | b'{'
-                | b'}'
-                | b'#'
-                | b'&'
-                | b'*'
-                | b'!'
-                | b'|'
-                | b'>'
-                | b'\''
-                | b'"'
-                | b'%'
-                | b'@'
-                | b'`'
-        );
-        if !(self.is_blankz_at(0) || indicator)
+        if !(self.is_blankz_at(0) || is_indicator(c))
             || (c == b'-' && !self.is_blank_at(1))
             || (self.flow_level == 0 && (c == b'?' || c == b':') && !self.is_blankz_at(1))
         {

@@ -19,6 +19,7 @@
 //! `chart::manifest`'s `head_survives_line_mutations` holds it to that.
 
 use super::compose::plain_is_plain_data;
+use super::scanner::is_indicator;
 
 /// The text of the top-level entries of `text` whose plain key `keep` accepts, in
 /// order, when every other entry is plain block YAML; `None` when unsure.
@@ -161,31 +162,6 @@ fn plain_start(s: &str) -> bool {
         Some(b'-' | b'?' | b':') => b.get(1).is_some_and(|&c| c != b' '),
         Some(&c) => !is_indicator(c),
     }
-}
-
-/// Characters a plain scalar may not start with (but see [`plain_start`]).
-fn is_indicator(b: u8) -> bool {
-    matches!(
-        b,
-        b'-' | b'?'
-            | b':'
-            | b','
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b'#'
-            | b'&'
-            | b'*'
-            | b'!'
-            | b'|'
-            | b'>'
-            | b'\''
-            | b'"'
-            | b'%'
-            | b'@'
-            | b'`'
-    )
 }
 
 /// `-` as a block sequence entry: followed by a space or the line's end.
@@ -566,12 +542,7 @@ fn flow_seq_end(s: &str) -> Option<usize> {
                     }
                 }
                 let scalar = s[start..i].trim_end_matches(' ');
-                let first = scalar.as_bytes().first()?;
-                let starts_ok = match first {
-                    b'-' | b'?' | b':' => scalar.len() > 1 && scalar.as_bytes()[1] != b' ',
-                    &c => !is_indicator(c),
-                };
-                if !starts_ok || !plain_is_plain_data(scalar, false) {
+                if !plain_start(scalar) || !plain_is_plain_data(scalar, false) {
                     return None;
                 }
                 (want_item, items) = (false, items + 1);
