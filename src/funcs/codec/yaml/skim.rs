@@ -286,11 +286,7 @@ impl<'a> Checker<'a> {
                 // its later lines). A line that would end it inside (a comment,
                 // a mapping value) is left to the parser, and so are tabs.
                 let text = rest.trim_end_matches(' ');
-                if text.contains(" #")
-                    || text.contains(": ")
-                    || text.ends_with(':')
-                    || text.contains('\t')
-                {
+                if before_comment(text).1 || holds_mapping_value(text) || text.contains('\t') {
                     return None;
                 }
                 let folded = more.get_or_insert_with(|| first.to_string());
@@ -418,11 +414,7 @@ impl<'a> Checker<'a> {
     /// A mapping entry `key: value` (or `key:`) starting in column `col`.
     fn entry(&mut self, col: usize, s: &'a str) -> Option<()> {
         let after = match s.as_bytes().first()? {
-            b'"' | b'\'' => {
-                let end = quoted_end(s)?;
-                let after = s[end..].strip_prefix(':')?;
-                (after.is_empty() || after.starts_with(' ')).then_some(after)?
-            }
+            b'"' | b'\'' => after_key_colon(&s[quoted_end(s)?..])?,
             _ => plain_key(s)?.1,
         };
         if rest_is_blank(after) {
@@ -460,12 +452,9 @@ impl<'a> Checker<'a> {
             b'[' => rest_is_blank(&v[flow_seq_end(v)?..]).then_some(()),
             _ if !plain_start(v) => None,
             _ => {
-                let (scalar, comment) = match v.find(" #") {
-                    Some(i) => (&v[..i], true),
-                    None => (v, false),
-                };
+                let (scalar, comment) = before_comment(v);
                 let scalar = scalar.trim_end_matches(' ');
-                if scalar.contains(": ") || scalar.ends_with(':') {
+                if holds_mapping_value(scalar) {
                     return None;
                 }
                 if comment {
@@ -492,19 +481,37 @@ fn starts_key(s: &str) -> Option<bool> {
     match s.as_bytes().first()? {
         b'"' | b'\'' => {
             let rest = &s[quoted_end(s)?..];
-            match rest.strip_prefix(':') {
-                Some(after) => (after.is_empty() || after.starts_with(' ')).then_some(true),
-                None => rest_is_blank(rest).then_some(false),
+            if rest.starts_with(':') {
+                after_key_colon(rest).map(|_| true)
+            } else {
+                rest_is_blank(rest).then_some(false)
             }
         }
-        _ => {
-            let scalar = match s.find(" #") {
-                Some(i) => &s[..i],
-                None => s,
-            };
-            Some(scalar.contains(": ") || scalar.trim_end_matches(' ').ends_with(':'))
-        }
+        _ => Some(holds_mapping_value(
+            before_comment(s).0.trim_end_matches(' '),
+        )),
     }
+}
+
+/// What follows the `:` that `rest` starts with, when that colon ends a key (a
+/// space or the line's end follows it).
+fn after_key_colon(rest: &str) -> Option<&str> {
+    let after = rest.strip_prefix(':')?;
+    (after.is_empty() || after.starts_with(' ')).then_some(after)
+}
+
+/// A plain scalar's text before a comment on its line, and whether there was one.
+fn before_comment(s: &str) -> (&str, bool) {
+    match s.find(" #") {
+        Some(i) => (&s[..i], true),
+        None => (s, false),
+    }
+}
+
+/// Whether a plain scalar's text (trailing spaces removed) holds a `:` that starts
+/// a mapping value: one followed by a space, or one at its end.
+fn holds_mapping_value(text: &str) -> bool {
+    text.contains(": ") || text.ends_with(':')
 }
 
 /// The byte just past the `]` of the one-line flow sequence of scalars `s` starts
