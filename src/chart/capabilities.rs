@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::HelmVersion;
 use crate::funcs::semver;
+use crate::template::fmt::quote;
 use crate::template::{Kind, List, Map, Object, Value};
 
 /// The API versions Helm 3.15.3 reports by default (client-go 1.30 scheme order).
@@ -173,23 +174,31 @@ impl KubeVersion {
                 })
             }
             HelmVersion::V4 => {
-                // Kubernetes' generic parser: optional v, two or three numeric parts,
-                // then any suffix.
-                let body = s.strip_prefix('v').unwrap_or(s);
-                let end = body
-                    .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-                    .unwrap_or(body.len());
-                let nums: Vec<&str> = body[..end].split('.').collect();
-                if nums.len() < 2
-                    || nums.len() > 3
-                    || nums
-                        .iter()
-                        .any(|n| n.is_empty() || n.parse::<u64>().is_err())
-                {
-                    return Err(format!("could not parse {s:?} as version"));
+                let (nums, _extra) = generic_version_parts(s)
+                    .ok_or_else(|| format!("could not parse {} as version", quote(s)))?;
+                let comps: Vec<&str> = nums.split('.').collect();
+                if comps.len() < 2 {
+                    return Err(format!("illegal version string {}", quote(s)));
                 }
-                let patch = nums.get(2).copied().unwrap_or("0");
-                let normalized = format!("v{}.{}.{}", nums[0], nums[1], patch);
+                let mut values = Vec::with_capacity(comps.len());
+                for (i, c) in comps.iter().enumerate() {
+                    if i == 0 && c.starts_with('0') && *c != "0" {
+                        return Err(format!(
+                            "illegal zero-prefixed version component {} in {}",
+                            quote(c),
+                            quote(s)
+                        ));
+                    }
+                    let n = c.parse::<u64>().map_err(|_| {
+                        format!(
+                            "illegal non-numeric version component {} in {}: strconv.ParseUint: parsing {}: value out of range",
+                            quote(c),
+                            quote(s),
+                            quote(c)
+                        )
+                    })?;
+                    values.push(n.to_string());
+                }
                 let version = if s.starts_with('v') {
                     s.to_string()
                 } else {
@@ -197,12 +206,23 @@ impl KubeVersion {
                 };
                 Ok(KubeVersion {
                     version,
-                    normalized,
-                    major: nums[0].to_string(),
-                    minor: nums[1].to_string(),
+                    // What Kubernetes' `Version.String` prints: the numbers only.
+                    normalized: format!("v{}", values.join(".")),
+                    major: values[0].clone(),
+                    minor: values[1].clone(),
                     helm,
                 })
             }
+        }
+    }
+
+    /// What the `String` method returns: the version as given in Helm 3; in
+    /// Helm 4, the numbers alone (`v1.29` for `1.29.x`).
+    fn string(&self) -> &str {
+        match self.helm {
+            HelmVersion::V3 => &self.version,
+            HelmVersion::V4 if self.normalized.is_empty() => &self.version,
+            HelmVersion::V4 => &self.normalized,
         }
     }
 
@@ -213,6 +233,9 @@ impl KubeVersion {
 }
 
 impl Object for KubeVersion {
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&["Version", "Major", "Minor"])
+    }
     fn type_name(&self) -> String {
         match self.helm {
             HelmVersion::V3 => "chartutil.KubeVersion",
@@ -236,9 +259,16 @@ impl Object for KubeVersion {
     }
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
         match name {
-            "String" | "GitVersion" => Ok(Value::str(self.version.as_str())),
+            "String" => Ok(Value::str(self.string())),
+            "GitVersion" => Ok(Value::str(self.version.as_str())),
             _ => Err(format!("can't call method/function {name:?}")),
         }
+    }
+    fn addr_string(&self) -> Option<String> {
+        Some(self.string().to_string())
+    }
+    fn comparable_key(&self) -> Option<String> {
+        Some(self.fmt_v(true))
     }
     fn fmt_v(&self, plus: bool) -> String {
         match (self.helm, plus) {
@@ -377,6 +407,9 @@ impl BuildInfo {
 }
 
 impl Object for BuildInfo {
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&["version", "git_commit", "git_tree_state", "go_version"])
+    }
     fn type_name(&self) -> String {
         "version.BuildInfo".into()
     }
@@ -402,6 +435,9 @@ impl Object for BuildInfo {
             })
             .collect();
         format!("{{{}}}", parts.join(" "))
+    }
+    fn comparable_key(&self) -> Option<String> {
+        Some(self.fmt_v(true))
     }
     fn to_json_value(&self) -> Value {
         let m = Map::new();
@@ -445,6 +481,9 @@ impl Capabilities {
 }
 
 impl Object for Capabilities {
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&["KubeVersion", "APIVersions", "HelmVersion"])
+    }
     fn type_name(&self) -> String {
         match self.helm {
             HelmVersion::V3 => "*chartutil.Capabilities",
@@ -471,10 +510,17 @@ impl Object for Capabilities {
         }
     }
     fn to_json_value(&self) -> Value {
+        // The fields stay objects, so the encoder writes each in its field order.
         let m = Map::new();
-        m.insert("KubeVersion", self.kube_version.to_json_value());
+        m.insert(
+            "KubeVersion",
+            Value::Object(Arc::new(self.kube_version.clone())),
+        );
         m.insert("APIVersions", self.api_versions.to_json_value());
-        m.insert("HelmVersion", BuildInfo { helm: self.helm }.to_json_value());
+        m.insert(
+            "HelmVersion",
+            Value::Object(Arc::new(BuildInfo { helm: self.helm })),
+        );
         Value::Map(m)
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -487,6 +533,32 @@ pub fn string_list(items: &[String]) -> Value {
     Value::List(List::of_strings(
         items.iter().map(|s| Value::str(s.as_str())).collect(),
     ))
+}
+
+/// Kubernetes' `ParseGeneric` pattern `^\s*v?([0-9]+(?:\.[0-9]+)*)(.*)*$`: the
+/// dotted numbers and whatever follows them, or `None` when no number leads.
+fn generic_version_parts(s: &str) -> Option<(&str, &str)> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0c']);
+    let t = t.strip_prefix('v').unwrap_or(t);
+    let bytes = t.as_bytes();
+    let mut end = 0;
+    loop {
+        let digits = bytes[end..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            break;
+        }
+        end += digits;
+        // A dot belongs to the numbers only when digits follow it.
+        if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        } else {
+            break;
+        }
+    }
+    (end > 0).then(|| (&t[..end], &t[end..]))
 }
 
 #[cfg(test)]

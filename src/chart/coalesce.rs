@@ -12,9 +12,67 @@ use super::tree::Node;
 use super::HelmVersion;
 use crate::template::{Map, Value};
 
-/// Collects the warnings Helm logs while coalescing (it never fails on them).
+/// Collects the warnings Helm logs while preparing values (it never fails on
+/// them), each as Helm 3 and Helm 4 print it: Helm 3's standard logger prefixes
+/// the Go file and line (`coalesce.go:237: warning: ...`); Helm 4 sends that logger
+/// through slog at INFO, and logs dependency problems with its own slog calls.
 #[derive(Default, Debug)]
-pub struct Warnings(pub Vec<String>);
+pub struct Warnings(Vec<Logged>);
+
+#[derive(Debug)]
+struct Logged {
+    v3: String,
+    /// `None`: Helm 4 does not log it.
+    v4: Option<String>,
+}
+
+impl Warnings {
+    /// A `log.Printf` of Helm's `coalesce.go` (`line` as in Helm 3.15).
+    pub fn coalesce(&mut self, line: u32, msg: String) {
+        self.0.push(Logged {
+            v3: format!("coalesce.go:{line}: {msg}"),
+            v4: Some(format!("level=INFO msg={}", slog_text(&msg))),
+        });
+    }
+
+    /// A warning of Helm's `dependencies.go`: Helm 3's `log.Printf` at `line`, and
+    /// Helm 4's `slog.Warn` with its attributes.
+    pub fn dependencies(&mut self, line: u32, msg: String, v4_msg: &str, attrs: &[(&str, &str)]) {
+        let mut v4 = format!("level=WARN msg={}", slog_text(v4_msg));
+        for (k, v) in attrs {
+            v4.push_str(&format!(" {k}={}", slog_text(v)));
+        }
+        self.0.push(Logged {
+            v3: format!("dependencies.go:{line}: {msg}"),
+            v4: Some(v4),
+        });
+    }
+
+    /// The lines the given Helm version prints, in order.
+    pub fn lines(self, ver: HelmVersion) -> Vec<String> {
+        self.0
+            .into_iter()
+            .filter_map(|l| match ver {
+                HelmVersion::V3 => Some(l.v3),
+                HelmVersion::V4 => l.v4,
+            })
+            .collect()
+    }
+}
+
+/// A value as slog's text handler writes it: quoted (Go `strconv.Quote`) when
+/// empty or when it holds a space, `=`, `"` or a character that is not printable.
+fn slog_text(s: &str) -> String {
+    let plain = !s.is_empty()
+        && !s
+            .chars()
+            .any(|c| c.is_whitespace() || c == '=' || c == '"' || c.is_control());
+    if plain {
+        s.to_string()
+    } else {
+        crate::template::fmt::quote(s)
+    }
+}
 
 fn concat_prefix(a: &str, b: &str) -> String {
     if a.is_empty() {
@@ -104,7 +162,10 @@ fn coalesce_globals(dest: &Map, src: &Map, prefix: &str, w: &mut Warnings) {
         None => Map::new(),
         Some(Value::Map(m)) => m,
         Some(_) => {
-            w.0.push("warning: skipping globals because destination global is not a table.".into());
+            w.coalesce(
+                138,
+                "warning: skipping globals because destination global is not a table.".into(),
+            );
             return;
         }
     };
@@ -112,7 +173,10 @@ fn coalesce_globals(dest: &Map, src: &Map, prefix: &str, w: &mut Warnings) {
         None => Map::new(),
         Some(Value::Map(m)) => m,
         Some(_) => {
-            w.0.push("warning: skipping globals because source global is not a table.".into());
+            w.coalesce(
+                145,
+                "warning: skipping globals because source global is not a table.".into(),
+            );
             return;
         }
     };
@@ -135,13 +199,17 @@ fn coalesce_globals(dest: &Map, src: &Map, prefix: &str, w: &mut Warnings) {
                     dg.insert(key, Value::Map(vv));
                 }
                 Some(_) => {
-                    w.0.push(format!(
-                        "Conflict: cannot merge map onto non-map for {key:?}. Skipping."
-                    ));
+                    w.coalesce(
+                        161,
+                        format!(
+                            "Conflict: cannot merge map onto non-map for {}. Skipping.",
+                            crate::template::fmt::quote(&key)
+                        ),
+                    );
                 }
             }
         } else if dg.get(&key).is_some_and(|d| is_table(&d)) {
-            w.0.push(format!("key {key} is table. Skipping"));
+            w.coalesce(175, format!("key {key} is table. Skipping"));
         } else {
             dg.insert(key, val);
         }
@@ -199,9 +267,10 @@ fn coalesce_values(
                         );
                     }
                     Value::Nil => {}
-                    other => w.0.push(format!(
-                        "warning: skipped value for {sub_prefix}.{key}: Not a table. ({other:?})"
-                    )),
+                    _ => w.coalesce(
+                        237,
+                        format!("warning: skipped value for {sub_prefix}.{key}: Not a table."),
+                    ),
                 }
             }
         } else {
@@ -262,16 +331,22 @@ pub fn coalesce_tables(
                     if let Value::Map(dm) = &dv {
                         coalesce_tables(ver, dm, sv, &full_key, merge, w);
                     } else {
-                        w.0.push(format!(
-                            "warning: cannot overwrite table with non table for {full_key} ({})",
-                            crate::template::fmt::sprint(std::slice::from_ref(&val))
-                        ));
+                        w.coalesce(
+                            286,
+                            format!(
+                                "warning: cannot overwrite table with non table for {full_key} ({})",
+                                crate::template::fmt::sprint(std::slice::from_ref(&val))
+                            ),
+                        );
                     }
                 } else if is_table(&dv) && !val.is_nil() {
-                    w.0.push(format!(
-                        "warning: destination for {full_key} is a table. Ignoring non-table value ({})",
-                        crate::template::fmt::sprint(std::slice::from_ref(&val))
-                    ));
+                    w.coalesce(
+                        289,
+                        format!(
+                            "warning: destination for {full_key} is a table. Ignoring non-table value ({})",
+                            crate::template::fmt::sprint(std::slice::from_ref(&val))
+                        ),
+                    );
                 }
             }
         }
@@ -280,14 +355,20 @@ pub fn coalesce_tables(
 
 /// `Values.Table`: follows a dotted path of maps.
 pub fn table(v: &Map, path: &str) -> Option<Map> {
+    table_at(v, path).ok()
+}
+
+/// [`table`], or the first segment of `path` that is missing or not a table (what
+/// Helm's `ErrNoTable` names).
+pub fn table_at<'a>(v: &Map, path: &'a str) -> Result<Map, &'a str> {
     let mut cur = v.clone();
     for part in path.split('.') {
         match cur.get(part) {
             Some(Value::Map(m)) => cur = m,
-            _ => return None,
+            _ => return Err(part),
         }
     }
-    Some(cur)
+    Ok(cur)
 }
 
 /// `Values.PathValue`: the non-table value at a dotted path.

@@ -216,6 +216,9 @@ fn annotations_map(a: &[(String, String)]) -> Map {
 pub struct ChartV3 {
     pub md: Metadata,
     pub is_root: bool,
+    /// The embedded `chart.Metadata` alone (`.Chart.Metadata`): no `IsRoot`, and
+    /// printed as that struct.
+    pub metadata_only: bool,
 }
 
 /// A `*chart.Dependency` as Helm 3 templates see it.
@@ -223,6 +226,18 @@ pub struct ChartV3 {
 struct DependencyV3(Dependency);
 
 impl Object for DependencyV3 {
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "name",
+            "version",
+            "repository",
+            "condition",
+            "tags",
+            "enabled",
+            "import-values",
+            "alias",
+        ])
+    }
     fn type_name(&self) -> String {
         "*chart.Dependency".into()
     }
@@ -291,6 +306,9 @@ impl Object for DependencyV3 {
 struct MaintainerV3(Maintainer);
 
 impl Object for MaintainerV3 {
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&["name", "email", "url"])
+    }
     fn type_name(&self) -> String {
         "*chart.Maintainer".into()
     }
@@ -337,14 +355,43 @@ impl ChartV3 {
 }
 
 impl Object for ChartV3 {
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&[
+            "name",
+            "home",
+            "sources",
+            "version",
+            "description",
+            "keywords",
+            "maintainers",
+            "icon",
+            "apiVersion",
+            "condition",
+            "tags",
+            "appVersion",
+            "deprecated",
+            "annotations",
+            "kubeVersion",
+            "dependencies",
+            "type",
+            "IsRoot",
+        ])
+    }
     fn type_name(&self) -> String {
-        "struct { chart.Metadata; IsRoot bool }".into()
+        if self.metadata_only {
+            "chart.Metadata".into()
+        } else {
+            "struct { chart.Metadata; IsRoot bool }".into()
+        }
     }
     fn kind(&self) -> Kind {
         Kind::Struct
     }
     fn field(&self, name: &str) -> Option<Value> {
         let md = &self.md;
+        if self.metadata_only && matches!(name, "IsRoot" | "Metadata") {
+            return None;
+        }
         Some(match name {
             "Name" => Value::str(md.name.as_str()),
             "Home" => Value::str(md.home.as_str()),
@@ -366,7 +413,7 @@ impl Object for ChartV3 {
             "Deprecated" => Value::Bool(md.deprecated),
             "Annotations" => match &md.annotations {
                 Some(a) => Value::Map(annotations_map(a)),
-                None => Value::Map(Map::with_type(MapType::String)),
+                None => Value::Map(Map::nil(MapType::String)),
             },
             "KubeVersion" => Value::str(md.kube_version.as_str()),
             "Dependencies" => self.dependencies(),
@@ -376,6 +423,7 @@ impl Object for ChartV3 {
                 return Some(Value::Object(Arc::new(ChartV3 {
                     md: md.clone(),
                     is_root: self.is_root,
+                    metadata_only: true,
                 })))
             }
             _ => return None,
@@ -383,8 +431,16 @@ impl Object for ChartV3 {
     }
     fn fmt_v(&self, _plus: bool) -> String {
         let md = &self.md;
-        format!(
-            "{{{{{} {} [{}] {} {} [{}] [] {} {} {} {} {} {} map[] {} [] {}}} {}}}",
+        // Go prints a map sorted by key.
+        let mut annotations: Vec<String> = md
+            .annotations
+            .iter()
+            .flatten()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect();
+        annotations.sort();
+        let metadata = format!(
+            "{{{} {} [{}] {} {} [{}] [] {} {} {} {} {} {} map[{}] {} [] {}}}",
             md.name,
             md.home,
             md.sources.join(" "),
@@ -397,10 +453,15 @@ impl Object for ChartV3 {
             md.tags,
             md.app_version,
             md.deprecated,
+            annotations.join(" "),
             md.kube_version,
             md.chart_type,
-            self.is_root
-        )
+        );
+        if self.metadata_only {
+            metadata
+        } else {
+            format!("{{{metadata} {}}}", self.is_root)
+        }
     }
     fn to_json_value(&self) -> Value {
         let md = &self.md;
@@ -426,7 +487,7 @@ impl Object for ChartV3 {
                 Value::List(List::new(
                     md.maintainers
                         .iter()
-                        .map(|x| MaintainerV3(x.clone()).to_json_value())
+                        .map(|x| Value::Object(Arc::new(MaintainerV3(x.clone()))))
                         .collect(),
                 )),
             );
@@ -451,14 +512,16 @@ impl Object for ChartV3 {
                     "dependencies",
                     Value::List(List::new(
                         d.iter()
-                            .map(|x| DependencyV3(x.clone()).to_json_value())
+                            .map(|x| Value::Object(Arc::new(DependencyV3(x.clone()))))
                             .collect(),
                     )),
                 );
             }
         }
         put_s("type", &md.chart_type);
-        m.insert("IsRoot", Value::Bool(self.is_root));
+        if !self.metadata_only {
+            m.insert("IsRoot", Value::Bool(self.is_root));
+        }
         Value::Map(m)
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -507,7 +570,8 @@ pub fn chart_v4_map(md: &Metadata, is_root: bool) -> Value {
         "Annotations",
         match &md.annotations {
             Some(a) => Value::Map(annotations_map(a)),
-            None => Value::Nil,
+            // Go's nil `map[string]string`: empty to templates, `null` in JSON.
+            None => Value::Map(Map::nil(MapType::String)),
         },
     );
     m.insert("KubeVersion", Value::str(md.kube_version.as_str()));
@@ -543,6 +607,7 @@ pub fn chart_v4_map(md: &Metadata, is_root: bool) -> Value {
 pub fn chart_object(helm: HelmVersion, md: &Metadata, is_root: bool) -> Value {
     match helm {
         HelmVersion::V3 => Value::Object(Arc::new(ChartV3 {
+            metadata_only: false,
             md: md.clone(),
             is_root,
         })),

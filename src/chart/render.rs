@@ -223,10 +223,10 @@ fn registry(helm: HelmVersion) -> Arc<Registry> {
 }
 
 fn values_type(helm: HelmVersion) -> MapType {
-    match helm {
-        HelmVersion::V3 => MapType::Named("chartutil.Values"),
-        HelmVersion::V4 => MapType::Named("common.Values"),
-    }
+    MapType::Named(crate::funcs::chartvalues::type_name(match helm {
+        HelmVersion::V3 => Flavor::Helm3,
+        HelmVersion::V4 => Flavor::Helm4,
+    }))
 }
 
 /// One template file to parse and maybe execute.
@@ -251,7 +251,8 @@ fn collect(
         Some(p) => format!("{p}/charts/{}", node.name),
     };
     let subcharts = Map::new();
-    let next = Map::new();
+    // Helm's top-level object is of the values type too (`typeOf .`, `.AsMap`).
+    let next = Map::with_type(values_type(helm));
     next.insert("Chart", chart_object(helm, &node.metadata, is_root));
     next.insert("Files", Value::object(Files::new(&node.chart.files)));
     next.insert("Release", vals.get("Release").unwrap_or_default());
@@ -648,8 +649,42 @@ fn render_with(
     vfs: &Vfs,
     pre: Option<&PreParse>,
 ) -> Result<Rendered, ChartError> {
-    let helm = opts.helm;
     let mut warnings = Vec::new();
+    render_logging(chart, opts, user, vfs, pre, &mut warnings).map_err(|mut err| {
+        // Helm has logged these by the time it fails (the deprecation notice, the
+        // coalescing warnings), so they come before its error too.
+        if !warnings.is_empty() {
+            let mut lines = warnings.join("\n");
+            if let Some(later) = err.log.take() {
+                lines.push('\n');
+                lines.push_str(&later);
+            }
+            err.log = Some(lines);
+        }
+        err
+    })
+}
+
+/// The render proper; `warnings` collects what Helm logs on the way, in order.
+fn render_logging(
+    chart: &Arc<Chart>,
+    opts: &RenderOptions,
+    user: Map,
+    vfs: &Vfs,
+    pre: Option<&PreParse>,
+    warnings: &mut Vec<String>,
+) -> Result<Rendered, ChartError> {
+    let helm = opts.helm;
+    // Helm 4's loader picks a chart format by the root's `apiVersion` first:
+    // `v3` is a format it knows but does not load here, anything else but `v1`
+    // and `v2` none it knows.
+    if helm == HelmVersion::V4 {
+        match chart.metadata.api_version.as_str() {
+            "" | "v1" | "v2" => {}
+            "v3" => return Err(ChartError::load("invalid chart apiVersion".to_string())),
+            _ => return Err(ChartError::load("unsupported chart version".to_string())),
+        }
+    }
     // Helm 4 fails on later values.yaml documents while loading, before any check.
     let mut root = Node::new(chart);
     if helm == HelmVersion::V4 {
@@ -701,7 +736,7 @@ fn render_with(
     process_dependencies(helm, &mut root, &user, &mut w)
         .map_err(|e| ChartError::new(Phase::Prepare, e))?;
 
-    let kube_version = match &opts.kube_version {
+    let kube_version = match opts.kube_version.as_ref().filter(|k| !k.is_empty()) {
         Some(k) => Some(KubeVersion::parse(k, helm).map_err(|e| {
             ChartError::new(Phase::Prepare, format!("invalid kube version '{k}': {e}"))
         })?),
@@ -731,7 +766,7 @@ fn render_with(
         }
     }
     let values = values.retyped(values_type(helm));
-    warnings.extend(w.0);
+    warnings.extend(w.lines(helm));
     // Helm checks `--labels` when it builds the release, after the values (and
     // before rendering): a reserved name fails even though template prints no
     // release record.
@@ -862,7 +897,7 @@ fn render_with(
         crds,
         notes,
         values,
-        warnings,
+        warnings: std::mem::take(warnings),
         files: rendered,
         sorted,
         print: opts.print_options(),

@@ -142,10 +142,15 @@ fn process_tags(reqs: &mut [Dependency], cvals: &Map, w: &mut Warnings) {
                 match b {
                     Value::Bool(true) => has_true = true,
                     Value::Bool(false) => has_false = true,
-                    _ => w.0.push(format!(
-                        "Warning: Tag '{k}' for chart {} returned non-bool value",
-                        r.name
-                    )),
+                    _ => w.dependencies(
+                        94,
+                        format!(
+                            "Warning: Tag '{k}' for chart {} returned non-bool value",
+                            r.name
+                        ),
+                        "returned non-bool value",
+                        &[("tag", k), ("chart", &r.name)],
+                    ),
                 }
             }
         }
@@ -165,13 +170,23 @@ fn process_conditions(reqs: &mut [Dependency], cvals: &Map, path: &str, w: &mut 
                     r.enabled = b;
                     break;
                 }
-                w.0.push(format!(
-                    "Warning: Condition path '{c}' for chart {} returned non-bool value",
-                    r.name
-                ));
+                w.dependencies(
+                    63,
+                    format!(
+                        "Warning: Condition path '{c}' for chart {} returned non-bool value",
+                        r.name
+                    ),
+                    "returned non-bool value",
+                    &[("path", c), ("chart", &r.name)],
+                );
             }
         }
     }
+}
+
+/// Helm's `ErrNoTable` text for the segment that is missing or not a table.
+fn no_table(segment: &str) -> String {
+    format!("{} is not a table", crate::template::fmt::quote(segment))
 }
 
 /// `pathToMap`: nests `data` under a dotted path (`.` means the top level).
@@ -205,23 +220,39 @@ fn process_import_values(ver: HelmVersion, c: &mut Node, w: &mut Warnings) -> Re
                     let child = go_v(iv.get("child"));
                     let parent = go_v(iv.get("parent"));
                     out.push(string_pair(&child, &parent));
-                    match coalesce::table(&cvals, &format!("{}.{child}", r.name)) {
-                        Some(vv) => {
+                    match coalesce::table_at(&cvals, &format!("{}.{child}", r.name)) {
+                        Ok(vv) => {
                             let src = path_to_map(&parent, vv);
                             coalesce_tables(ver, &b, &src, "", true, w);
                         }
-                        None => w.0.push(format!(
-                            "Warning: ImportValues missing table from chart {}",
-                            r.name
-                        )),
+                        Err(seg) => {
+                            let err = no_table(seg);
+                            w.dependencies(
+                                269,
+                                format!(
+                                    "Warning: ImportValues missing table from chart {}: {err}",
+                                    r.name
+                                ),
+                                "ImportValues missing table from chart",
+                                &[("chart", &r.name), ("error", &err)],
+                            );
+                        }
                     }
                 }
                 Value::String(s) => {
                     let child = format!("exports.{s}");
                     out.push(string_pair(&child, "."));
-                    match coalesce::table(&cvals, &format!("{}.{child}", r.name)) {
-                        Some(vm) => coalesce_tables(ver, &b, &vm, "", true, w),
-                        None => w.0.push("Warning: ImportValues missing table".into()),
+                    match coalesce::table_at(&cvals, &format!("{}.{child}", r.name)) {
+                        Ok(vm) => coalesce_tables(ver, &b, &vm, "", true, w),
+                        Err(seg) => {
+                            let err = no_table(seg);
+                            w.dependencies(
+                                286,
+                                format!("Warning: ImportValues missing table: {err}"),
+                                "ImportValues missing table",
+                                &[("error", &err)],
+                            );
+                        }
                     }
                 }
                 _ => {}

@@ -1661,6 +1661,20 @@ impl Object for TimeValue {
         "time.Time".to_string()
     }
 
+    /// Go's `==` on `time.Time` compares the instant, the monotonic reading and
+    /// the location pointer; UTC and Local are single locations, and a fixed zone
+    /// or a loaded one is told apart here by its name and offset.
+    fn comparable_key(&self) -> Option<String> {
+        let t = &self.0;
+        let loc = match &t.loc {
+            Loc::Utc => "UTC".to_string(),
+            Loc::Local => "Local".to_string(),
+            Loc::Fixed { name, offset } => format!("fixed {name} {offset}"),
+            Loc::Tz(tz) => format!("tz {}", tz.name()),
+        };
+        Some(format!("{} {} {:?} {loc}", t.unix, t.nsec, t.mono))
+    }
+
     fn kind(&self) -> Kind {
         Kind::Struct
     }

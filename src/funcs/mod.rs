@@ -34,6 +34,7 @@ mod testing;
 pub mod url;
 
 // Helm's additions.
+pub mod chartvalues;
 pub mod control;
 pub mod toml;
 pub mod yaml;
@@ -116,6 +117,7 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
     sprig(&mut r, flavor);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
+    r.register_methods(chartvalues::type_name(flavor), chartvalues::METHODS);
     // Helm's own functions, registered over Sprig's of the same name.
     match flavor {
         Flavor::Helm4 => {

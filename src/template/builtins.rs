@@ -424,6 +424,26 @@ fn eq(a: &Val, rest: &[Val], level: LanguageLevel) -> Result<bool, String> {
                     } else {
                         match (a, b) {
                             (Value::Object(x), Value::Object(y))
+                                if x.kind() == super::value::Kind::Struct
+                                    && y.kind() == super::value::Kind::Struct =>
+                            {
+                                // Go compares structs field by field (two `time.Time`
+                                // from separate expressions can be equal).
+                                if x.type_name() != y.type_name() {
+                                    false
+                                } else {
+                                    match (x.comparable_key(), y.comparable_key()) {
+                                        (Some(kx), Some(ky)) => kx == ky,
+                                        _ => {
+                                            return Err(super::fmt::sprintf(
+                                                "non-comparable type %s: %v",
+                                                &[b.clone(), Value::str(b.type_name())],
+                                            ))
+                                        }
+                                    }
+                                }
+                            }
+                            (Value::Object(x), Value::Object(y))
                                 if !matches!(
                                     x.kind(),
                                     super::value::Kind::Map | super::value::Kind::Slice

@@ -22,7 +22,7 @@ use super::error::{Error, ErrorKind};
 use super::options::MissingKey;
 use super::registry::{CallCtx, Engine, FuncDef, FuncError, FuncImpl, Host, Ty};
 use super::set::TemplateSet;
-use super::value::{ListType, MapType, Value};
+use super::value::{Kind, ListType, MapType, Value};
 
 /// Go's `maxExecDepth`: nested `{{template}}` calls allowed within one execution.
 pub const MAX_EXEC_DEPTH: usize = 100_000;
@@ -33,30 +33,46 @@ const STACK_CHUNK: usize = 2 * 1024 * 1024;
 /// A value as the executor holds it: Go's `reflect.Value`, reduced to what matters.
 /// `iface` marks a value whose static type is `interface {}` (a map element or
 /// slice element of `[]interface {}`); `Val { v: Nil, iface: false }` is Go's invalid
-/// value ("no value").
+/// value ("no value"). `addr` marks a field reached through a pointer to a host
+/// struct (`.Capabilities.KubeVersion`): Go can take its address, so printing it
+/// calls a `String` method declared on the pointer.
 #[derive(Clone, Debug)]
 pub(crate) struct Val {
     pub v: Value,
     pub iface: bool,
+    pub addr: bool,
 }
 
 impl Val {
     pub const MISSING: Val = Val {
         v: Value::Nil,
         iface: false,
+        addr: false,
     };
 
     pub fn plain(v: Value) -> Val {
-        Val { v, iface: false }
+        Val {
+            v,
+            iface: false,
+            addr: false,
+        }
     }
 
     pub fn iface(v: Value) -> Val {
-        Val { v, iface: true }
+        Val {
+            v,
+            iface: true,
+            addr: false,
+        }
     }
 
     /// An element of a container whose element type is `interface {}` when `iface`.
     pub fn elem(v: Value, iface: bool) -> Val {
-        Val { v, iface }
+        Val {
+            v,
+            iface,
+            addr: false,
+        }
     }
 
     pub fn is_missing(&self) -> bool {
@@ -69,6 +85,7 @@ impl Val {
         Val {
             v: self.v,
             iface: false,
+            addr: self.addr,
         }
     }
 
@@ -817,13 +834,24 @@ impl<'s> State<'s> {
                             "{name} has arguments but cannot be invoked as function"
                         )));
                     }
-                    return Ok(result_val(v));
+                    let mut field = result_val(v);
+                    field.addr = recv.addr || o.kind() == Kind::Ptr;
+                    return Ok(field);
                 }
                 if let Some(Value::Map(m)) = o.as_collection() {
                     return self.map_field(&m, name, has_args);
                 }
             }
-            Value::Map(m) => return self.map_field(m, name, has_args),
+            Value::Map(m) => {
+                if let MapType::Named(ty) = m.ty() {
+                    let set = self.set;
+                    if let Some(def) = set.registry().method(ty, name) {
+                        let recv = Some(recv.v.clone());
+                        return self.eval_call_on(dot, def, node, name, args, fin, recv);
+                    }
+                }
+                return self.map_field(m, name, has_args);
+            }
             _ => {}
         }
         Err(self.errorf(format!("can't evaluate field {name} in type {typ}")))
@@ -958,6 +986,22 @@ impl<'s> State<'s> {
         args: &[NodeId],
         fin: Option<Val>,
     ) -> EResult<Val> {
+        self.eval_call_on(dot, def, node, name, args, fin, None)
+    }
+
+    /// [`Self::eval_call`] for a function or a method: a method's receiver goes to
+    /// its implementation ahead of the arguments, and is not counted as one.
+    #[allow(clippy::too_many_arguments)]
+    fn eval_call_on(
+        &mut self,
+        dot: &Val,
+        def: &FuncDef,
+        node: NodeId,
+        name: &str,
+        args: &[NodeId],
+        fin: Option<Val>,
+        recv: Option<Value>,
+    ) -> EResult<Val> {
         let params = def.sig.params;
         self.check_arity(
             name,
@@ -968,10 +1012,10 @@ impl<'s> State<'s> {
         )?;
         let variadic = def.sig.variadic.map(ArgTy::Ty);
         let param = |i: usize| ArgTy::Ty(params[i]);
-        let argv: Vec<Value> = self
-            .eval_args(dot, params.len(), &param, variadic, args, fin)?
+        let evaluated = self.eval_args(dot, params.len(), &param, variadic, args, fin)?;
+        let argv: Vec<Value> = recv
             .into_iter()
-            .map(|v| v.v)
+            .chain(evaluated.into_iter().map(|v| v.v))
             .collect();
         let result = match def.imp {
             FuncImpl::Plain(f) => f(&argv),
@@ -1184,6 +1228,19 @@ fn result_val(v: Value) -> Val {
 /// Writes a value the way `{{ x }}` prints it: `<no value>` for no value, else `%v`.
 fn print_value(val: &Val, out: &mut String) {
     match &val.v {
+        Value::Object(o) => {
+            // Go's `printableValue`: a pointer is printed as what it points to, and
+            // an addressable struct whose pointer has `String` is printed by it.
+            if let Some(s) = o.addr_string().filter(|_| val.addr) {
+                out.push_str(&s);
+                return;
+            }
+            let text = o.fmt_v(false);
+            match text.strip_prefix('&') {
+                Some(rest) if o.kind() == Kind::Ptr => out.push_str(rest),
+                _ => out.push_str(&text),
+            }
+        }
         Value::Nil => out.push_str("<no value>"),
         Value::String(s) => out.push_str(s),
         Value::Int(i, _) => {

@@ -200,6 +200,11 @@ impl std::fmt::Debug for FuncDef {
 #[derive(Clone, Default, Debug)]
 pub struct Registry {
     funcs: FastMap<&'static str, FuncDef>,
+    /// Methods of named map types (Helm's `chartutil.Values`), by type name. Go
+    /// looks a method up before a map key, so these shadow keys of the same name.
+    /// A method's implementation gets the receiver as its first argument; its
+    /// signature lists only the arguments the template passes.
+    methods: Vec<(&'static str, FuncDef)>,
 }
 
 impl Registry {
@@ -225,6 +230,30 @@ impl Registry {
 
     pub fn contains(&self, name: &str) -> bool {
         self.funcs.contains_key(name)
+    }
+
+    /// Registers methods of the named map type `receiver` (as `MapType::Named`
+    /// spells it), replacing any of the same name.
+    pub fn register_methods(&mut self, receiver: &'static str, defs: &[FuncDef]) -> &mut Self {
+        for d in defs {
+            self.methods
+                .retain(|(r, m)| !(*r == receiver && m.name == d.name));
+            self.methods.push((receiver, *d));
+        }
+        self
+    }
+
+    /// The method `name` of the named map type `receiver`. A handful at most, so a
+    /// scan; the first byte rules out nearly every field access (keys are
+    /// lower-case, Go methods upper-case).
+    pub fn method(&self, receiver: &str, name: &str) -> Option<&FuncDef> {
+        if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return None;
+        }
+        self.methods
+            .iter()
+            .find(|(r, m)| *r == receiver && m.name == name)
+            .map(|(_, m)| m)
     }
 
     /// Names in byte order.

@@ -228,6 +228,9 @@ impl MapType {
 pub struct Map {
     inner: Arc<RwLock<BTreeMap<String, Value>>>,
     ty: MapType,
+    /// A typed nil map (Helm 4's `.Chart.Annotations` of a chart without any): it
+    /// reads as empty, prints `map[]`, and encodes as JSON `null`.
+    nil: bool,
 }
 
 impl Map {
@@ -239,6 +242,15 @@ impl Map {
         Map {
             inner: Arc::new(RwLock::new(BTreeMap::new())),
             ty,
+            nil: false,
+        }
+    }
+
+    /// A nil map of the given type.
+    pub fn nil(ty: MapType) -> Map {
+        Map {
+            nil: true,
+            ..Map::with_type(ty)
         }
     }
 
@@ -246,6 +258,7 @@ impl Map {
         Map {
             inner: Arc::new(RwLock::new(map)),
             ty: MapType::Interface,
+            nil: false,
         }
     }
 
@@ -253,11 +266,17 @@ impl Map {
         self.ty
     }
 
+    /// Whether this is a typed nil map (see [`Map::nil`]).
+    pub fn is_nil(&self) -> bool {
+        self.nil
+    }
+
     /// The same storage seen as another named map type (Go type conversion).
     pub fn retyped(&self, ty: MapType) -> Map {
         Map {
             inner: self.inner.clone(),
             ty,
+            nil: self.nil,
         }
     }
 
@@ -325,6 +344,7 @@ impl Map {
         Map {
             inner: Arc::new(RwLock::new(copied)),
             ty: self.ty,
+            nil: self.nil,
         }
     }
 
@@ -333,6 +353,7 @@ impl Map {
         Map {
             inner: Arc::new(RwLock::new(self.inner.read().clone())),
             ty: self.ty,
+            nil: self.nil,
         }
     }
 }
@@ -383,9 +404,29 @@ pub trait Object: Send + Sync {
     /// How Go's `fmt` prints the value with `%v` (`plus` for `%+v`).
     fn fmt_v(&self, plus: bool) -> String;
 
+    /// For a struct (`Kind::Struct`): its fields as one text, so that Go's `==`
+    /// between two values of the same type is equality of these texts; `None` when
+    /// Go cannot compare the type (it has slice or map fields), which `eq` reports.
+    fn comparable_key(&self) -> Option<String> {
+        None
+    }
+
+    /// What a `String` method declared on the pointer type returns, for a struct
+    /// that has one. Only an addressable value (a field reached through a pointer)
+    /// is printed by it in a template action; `fmt` and Sprig see the plain struct.
+    fn addr_string(&self) -> Option<String> {
+        None
+    }
+
     /// The value `encoding/json` would see: the struct's exported fields under their
     /// JSON names, as a map (or any other value for types with custom marshalling).
     fn to_json_value(&self) -> Value;
+
+    /// For a struct: its JSON names in declaration order, the order `encoding/json`
+    /// writes them in (keys not listed go last). `None`: a map, written sorted.
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        None
+    }
 
     /// The receiver of `len`, `range` and `index` when the object is map- or
     /// slice-like (Go `files` is `map[string][]byte`); `None` for plain structs.

@@ -188,6 +188,7 @@ impl Encoder {
                 }
                 self.out.push(']');
             }
+            Value::Map(m) if m.is_nil() => self.out.push_str("null"),
             Value::Map(m) => {
                 if self.open_maps.iter().any(|o| o.same(m)) {
                     return Err(JsonError::UnsupportedValue(format!(
@@ -196,27 +197,18 @@ impl Encoder {
                     )));
                 }
                 self.open_maps.push(m.clone());
-                let entries = m.entries();
-                self.out.push('{');
-                for (i, (k, item)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    self.newline(depth + 1);
-                    append_string(&mut self.out, k, self.escape_html, self.dialect);
-                    self.out.push(':');
-                    if self.indent.is_some() {
-                        self.out.push(' ');
-                    }
-                    self.value(item, depth + 1)?;
-                }
-                if !entries.is_empty() {
-                    self.newline(depth);
-                }
-                self.out.push('}');
+                self.object(m.entries(), depth)?;
                 self.open_maps.pop();
             }
             Value::Object(o) => match o.to_json_value() {
+                // A Go struct writes its fields in declaration order, not sorted.
+                Value::Map(m) if !m.is_nil() && o.json_order().is_some() => {
+                    let order = o.json_order().unwrap_or_default();
+                    let mut entries = m.entries();
+                    let rank = |k: &str| order.iter().position(|f| *f == k).unwrap_or(order.len());
+                    entries.sort_by_key(|(k, _)| rank(k));
+                    self.object(entries, depth)?;
+                }
                 // An object whose JSON form is itself an object would recurse forever;
                 // Go types always bottom out, so fall back to the printed form.
                 Value::Object(inner) => append_string(
@@ -228,6 +220,28 @@ impl Encoder {
                 jv => self.value(&jv, depth)?,
             },
         }
+        Ok(())
+    }
+
+    /// A JSON object of these entries, in this order.
+    fn object(&mut self, entries: Vec<(String, Value)>, depth: usize) -> Result<(), JsonError> {
+        self.out.push('{');
+        for (i, (k, item)) in entries.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            self.newline(depth + 1);
+            append_string(&mut self.out, k, self.escape_html, self.dialect);
+            self.out.push(':');
+            if self.indent.is_some() {
+                self.out.push(' ');
+            }
+            self.value(item, depth + 1)?;
+        }
+        if !entries.is_empty() {
+            self.newline(depth);
+        }
+        self.out.push('}');
         Ok(())
     }
 }

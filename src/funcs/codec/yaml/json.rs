@@ -185,6 +185,7 @@ fn reread(v: &Value, depth: usize) -> Option<GoValue> {
                 GoValue::Seq(out)
             }
         }
+        Value::Map(m) if m.is_nil() => GoValue::Nil,
         Value::Map(m) => {
             let mut out = GoMap::new();
             let ok = m.with_read(|map| {
