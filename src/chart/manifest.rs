@@ -239,13 +239,19 @@ fn coerce_string(v: &Value, path: &str, helm: HelmVersion) -> Result<String, Str
         Value::Int(i, _) => Ok(i.to_string()),
         Value::Uint(u, _) => Ok(u.to_string()),
         Value::Float(f) => Ok(format_float32_g(*f)),
+        // Go names the struct that holds the field: `SimpleHead` for its own
+        // fields, nothing for those of its anonymous `metadata` struct.
         other => Err(format!(
             "json: cannot unmarshal {} into Go struct field {}.{path} of type string",
             yamlio::json_kind(other),
-            simple_head_type(helm)
-                .rsplit('.')
-                .next()
-                .unwrap_or("SimpleHead")
+            if path.contains('.') || helm == HelmVersion::V4 {
+                ""
+            } else {
+                simple_head_type(helm)
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or("SimpleHead")
+            }
         )),
     }
 }
@@ -333,7 +339,13 @@ fn head_from_value(helm: HelmVersion, v: &Value) -> Result<Head, String> {
                 Some(Value::Map(a)) => {
                     let mut out = Vec::new();
                     for (k, v) in a.entries() {
-                        out.push((k, coerce_string(&v, "metadata.annotations", helm).map_err(wrap)?));
+                        // Helm 4's Go names the map key in the path too.
+                        let at = match helm {
+                            HelmVersion::V3 => "metadata.annotations".to_string(),
+                            HelmVersion::V4 => format!("metadata.annotations.{k}"),
+                        };
+                        let text = coerce_string(&v, &at, helm).map_err(wrap)?;
+                        out.push((k, text));
                     }
                     head.annotations = Some(out);
                 }
@@ -349,7 +361,10 @@ fn head_from_value(helm: HelmVersion, v: &Value) -> Result<Head, String> {
             return Err(wrap(format!(
                 "json: cannot unmarshal {} into Go struct field {}.metadata of type struct {{ Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }}",
                 yamlio::json_kind(other),
-                simple_head_type(helm).rsplit('.').next().unwrap_or("SimpleHead")
+                match helm {
+                    HelmVersion::V3 => simple_head_type(helm).rsplit('.').next().unwrap_or("SimpleHead"),
+                    HelmVersion::V4 => "",
+                }
             )))
         }
     }

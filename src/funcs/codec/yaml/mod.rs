@@ -561,10 +561,20 @@ fn decode_doc(
             plain_key_text,
         ),
         Mode::V2JsonKeys => (
-            json_keys_value(decoded.value).map_err(|raw| {
-                YamlError::new(YamlErrorKind::Json, raw, text, None)
-                    .wrap("error converting YAML to JSON: ")
-            })?,
+            json_keys_value(decoded.value)
+                .and_then(|v| match find_non_finite(&v) {
+                    // sigs.k8s.io/yaml marshals the document to JSON, which has no
+                    // NaN or infinity (`ratio: .nan` anywhere fails the manifest).
+                    Some(f) => Err(format!(
+                        "json: unsupported value: {}",
+                        gofmt::format_g(f, false)
+                    )),
+                    None => Ok(v),
+                })
+                .map_err(|raw| {
+                    YamlError::new(YamlErrorKind::Json, raw, text, None)
+                        .wrap("error converting YAML to JSON: ")
+                })?,
             helm_key_text,
         ),
     };

@@ -120,6 +120,9 @@ fn printable(text: &str) -> bool {
         0x0d => crlf(i),
         0..=0x7f => ascii_ok(c as u8),
         0x2028 | 0x2029 | 0xfeff => false,
+        // A raw byte of a Go string that is not UTF-8 (`gostr`): the reader
+        // stops there with Go's UTF-8 error, so the whole text must go to it.
+        0x10_ff00..=0x10_ffff => false,
         0xa0..=0xd7ff | 0xe000..=0xfffd | 0x1_0000.. => true,
         _ => false,
     })
@@ -698,6 +701,8 @@ mod tests {
             "  indented: 1\n",
             "- top\n",
             "data: \u{85}\n",
+            // A raw byte of a Go string (`trunc` cut a character in two).
+            "data: h\u{10ffc3}\n",
             "# only a comment\n",
             "",
         ];
