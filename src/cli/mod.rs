@@ -40,7 +40,7 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Render a Helmfile stack natively (`list`, `write-values`, `template`).
     Helmfile(Box<helmfile::HelmfileArgs>),
-    #[command(about = TEMPLATE_ABOUT)]
+    #[command(about = TEMPLATE_ABOUT, args_override_self = true)]
     Template(Box<template::TemplateArgs>),
 }
 
@@ -81,7 +81,7 @@ struct TemplateOnly {
 
 #[derive(Subcommand, Debug)]
 enum TemplateOnlyCommand {
-    #[command(about = TEMPLATE_ABOUT)]
+    #[command(about = TEMPLATE_ABOUT, args_override_self = true)]
     Template(Box<template::TemplateArgs>),
 }
 

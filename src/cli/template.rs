@@ -39,7 +39,7 @@ use super::goflags;
 #[derive(Args, Debug, Clone)]
 pub struct TemplateArgs {
     /// `[NAME] CHART`.
-    #[arg(num_args = 1..=2, value_name = "[NAME] CHART")]
+    #[arg(num_args = 1.., value_name = "[NAME] CHART")]
     pub args: Vec<String>,
     /// Values files (comma-separated or repeated).
     #[arg(short = 'f', long = "values", value_delimiter = ',')]
@@ -59,9 +59,10 @@ pub struct TemplateArgs {
     /// Set one value, taken literally with no parsing of commas or dots (repeatable).
     #[arg(long = "set-literal")]
     pub set_literal: Vec<String>,
-    /// The release namespace (`.Release.Namespace`).
-    #[arg(short = 'n', long = "namespace", default_value = "default")]
-    pub namespace: String,
+    /// The release namespace (`.Release.Namespace`); as with helm, `HELM_NAMESPACE`
+    /// when not given, and `default` when empty (a kubeconfig is never read).
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
     /// The Kubernetes version `.Capabilities.KubeVersion` reports.
     #[arg(long = "kube-version")]
     pub kube_version: Option<String>,
@@ -629,7 +630,7 @@ impl TemplateArgs {
         Ok(Checked {
             opts: RenderOptions {
                 release_name: name,
-                namespace: self.namespace.clone(),
+                namespace: release_namespace(self.namespace.as_deref()),
                 helm,
                 values,
                 kube_version: self.kube_version.clone(),
@@ -678,9 +679,13 @@ impl TemplateArgs {
                 }
                 Ok(name.clone())
             }
-            _ => Err(Early::from(
+            [] => Err(Early::from(
                 "\"stackproof template\" requires at least 1 argument".to_string(),
             )),
+            [_, _, extra @ ..] => Err(Early::from(format!(
+                "expected at most two arguments, unexpected arguments: {}",
+                extra.join(", ")
+            ))),
         }
     }
 }
@@ -1043,4 +1048,20 @@ pub(crate) fn write_file(p: &Path, shown: &str, text: &str, append: bool) -> Res
     };
     file.and_then(|mut f| f.write_all(text.as_bytes()))
         .map_err(|e| format!("open {shown}: {}", crate::source::go_errno_text(&e)))
+}
+
+/// Helm's namespace choice without a cluster: the flag, else `HELM_NAMESPACE`
+/// (which the flag overrides even when empty), else `default`. Helm would next ask
+/// the kubeconfig's current context; a render that depends on the machine's
+/// kubeconfig is not reproducible, so that step is left out.
+fn release_namespace(flag: Option<&str>) -> String {
+    let chosen = match flag {
+        Some(ns) => ns.to_string(),
+        None => std::env::var("HELM_NAMESPACE").unwrap_or_default(),
+    };
+    if chosen.is_empty() {
+        "default".to_string()
+    } else {
+        chosen
+    }
 }
