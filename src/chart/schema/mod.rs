@@ -1,0 +1,259 @@
+//! `values.schema.json` validation, as Helm runs it after coalescing values: each
+//! chart's schema against its own values, recursively through enabled subcharts.
+//!
+//! Helm 3.15 uses xeipuuv/gojsonschema and Helm 4 santhosh-tekuri/jsonschema. The
+//! two libraries agree on what most keywords mean but not on much else: the order
+//! they check keywords in, which failures they report (gojsonschema adds the
+//! failures of the "closest" `anyOf`/`oneOf` branch, santhosh-tekuri nests every
+//! branch's failures under the combinator), drafts (Helm 3 falls back to a hybrid
+//! of draft-04 and draft-07, Helm 4 to 2020-12), `format` (asserted by Helm 3
+//! only) and the words. So each version has its own walker over the same schema
+//! and instance: [`v3`] collects a flat list of `field: description` lines the
+//! way gojsonschema does (including its "score" for picking the closest branch),
+//! [`v4`] builds santhosh-tekuri's error tree and prints it indented.
+//!
+//! Shared here: turning values into the JSON instance, JSON equality and types,
+//! local `$ref` resolution and the regex cache.
+
+use serde_json::Value as J;
+
+use super::tree::Node;
+use super::HelmVersion;
+use crate::template::{Map, Value};
+
+mod format;
+mod v3;
+mod v4;
+
+#[cfg(test)]
+mod tests;
+
+/// JSON Schema type name of a value (numbers with no fraction are integers).
+fn type_of(v: &J) -> &'static str {
+    match v {
+        J::Null => "null",
+        J::Bool(_) => "boolean",
+        J::Number(n) => {
+            if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) {
+                "integer"
+            } else {
+                "number"
+            }
+        }
+        J::String(_) => "string",
+        J::Array(_) => "array",
+        J::Object(_) => "object",
+    }
+}
+
+/// Values as the JSON document the validators see.
+fn to_json(v: &Value) -> J {
+    match v {
+        Value::Nil => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i, _) => J::from(*i),
+        Value::Uint(u, _) => J::from(*u),
+        Value::Float(f) => serde_json::Number::from_f64(*f).map_or(J::Null, J::Number),
+        Value::String(s) => J::String(s.to_string()),
+        Value::Bytes(b) => J::Array(b.iter().map(|x| J::from(*x)).collect()),
+        Value::List(l) => J::Array(l.iter().map(to_json).collect()),
+        Value::Map(m) => J::Object(
+            m.entries()
+                .iter()
+                .map(|(k, v)| (k.clone(), to_json(v)))
+                .collect(),
+        ),
+        Value::Object(o) => to_json(&o.to_json_value()),
+    }
+}
+
+/// A local `$ref` (`#/definitions/x`, `#`) inside the schema document.
+fn resolve<'a>(root: &'a J, r: &str) -> Option<&'a J> {
+    let frag = r.split_once('#').map_or("", |(_, f)| f);
+    if frag.is_empty() {
+        return Some(root);
+    }
+    let mut cur = root;
+    for part in frag.trim_start_matches('/').split('/') {
+        let part = part.replace("~1", "/").replace("~0", "~");
+        cur = match cur {
+            J::Object(o) => o.get(&part)?,
+            J::Array(a) => a.get(part.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+fn json_equal(a: &J, b: &J) -> bool {
+    match (a, b) {
+        (J::Number(x), J::Number(y)) => x.as_f64() == y.as_f64(),
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
+        }
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A non-negative integer keyword value (`minItems: 2`, `minItems: 2.0`).
+fn count(v: Option<&J>) -> Option<u64> {
+    let v = v?;
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 1.8e19)
+            .map(|f| f as u64)
+    })
+}
+
+/// Whether `x` is an integral multiple of `m`, exactly for decimal numbers as both
+/// libraries do it with big rationals (`0.3` is a multiple of `0.1`).
+fn is_multiple(x: &serde_json::Number, m: &serde_json::Number) -> bool {
+    fn decimal(n: &serde_json::Number) -> Option<(i128, i32)> {
+        let s = n.to_string();
+        let (mant, exp) = match s.find(['e', 'E']) {
+            Some(i) => (&s[..i], s[i + 1..].parse::<i32>().ok()?),
+            None => (s.as_str(), 0),
+        };
+        let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+        let digits = format!("{int}{frac}");
+        let v: i128 = digits.parse().ok()?;
+        Some((v, exp - frac.len() as i32))
+    }
+    if let (Some((xv, xe)), Some((mv, me))) = (decimal(x), decimal(m)) {
+        if mv == 0 {
+            return false;
+        }
+        let e = xe.min(me);
+        let scale = |v: i128, by: i32| -> Option<i128> {
+            10i128.checked_pow(u32::try_from(by).ok()?)?.checked_mul(v)
+        };
+        if let (Some(a), Some(b)) = (scale(xv, xe - e), scale(mv, me - e)) {
+            return a % b == 0;
+        }
+    }
+    match (x.as_f64(), m.as_f64()) {
+        (Some(a), Some(b)) if b != 0.0 => {
+            let q = a / b;
+            q.is_finite() && q.fract() == 0.0
+        }
+        _ => false,
+    }
+}
+
+/// Compiled `pattern`/`patternProperties` regexes (`None`: does not compile).
+#[derive(Default)]
+struct Regexes(std::collections::HashMap<String, Option<regex::Regex>>);
+
+impl Regexes {
+    fn is_match(&mut self, pattern: &str, text: &str) -> Option<bool> {
+        self.0
+            .entry(pattern.to_string())
+            .or_insert_with(|| regex::Regex::new(pattern).ok())
+            .as_ref()
+            .map(|re| re.is_match(text))
+    }
+}
+
+/// Validates one values map against one schema document; the error text is what
+/// Helm prints under the chart's name.
+pub fn validate_one(helm: HelmVersion, values: &Map, schema: &[u8]) -> Result<(), String> {
+    validate_one_at(helm, values, schema).map_err(|(text, _)| text)
+}
+
+/// [`validate_one`], also giving the path of the first failing value.
+fn validate_one_at(
+    helm: HelmVersion,
+    values: &Map,
+    schema: &[u8],
+) -> Result<(), (String, Vec<String>)> {
+    let schema: J = serde_json::from_slice(schema).map_err(|e| (e.to_string(), Vec::new()))?;
+    let doc = to_json(&Value::Map(values.clone()));
+    match helm {
+        HelmVersion::V3 => v3::validate(&schema, &doc),
+        HelmVersion::V4 => v4::validate(&schema, &doc),
+    }
+}
+
+/// `ValidateAgainstSchema` over the render tree.
+pub fn validate_tree(helm: HelmVersion, node: &Node, values: &Map) -> Result<(), String> {
+    validate_tree_at(helm, node, values).map_err(|(text, _)| text)
+}
+
+/// The documents that `$ref`s of the chart tree's schemas point to outside their
+/// own document (`https://host/defs.json` for `https://host/defs.json#/x`), as
+/// `(chart name, document)` in tree order, each once per chart.
+pub fn remote_refs_tree(node: &Node) -> Vec<(String, String)> {
+    fn refs(v: &J, out: &mut Vec<String>) {
+        match v {
+            J::Object(o) => {
+                for (k, x) in o {
+                    match (k.as_str(), x) {
+                        ("$ref", J::String(r)) if !r.starts_with('#') => {
+                            let doc = r.split('#').next().unwrap_or(r).to_string();
+                            if !out.contains(&doc) {
+                                out.push(doc);
+                            }
+                        }
+                        _ => refs(x, out),
+                    }
+                }
+            }
+            J::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(s) = &node.chart.schema {
+        if let Ok(schema) = serde_json::from_slice::<J>(s) {
+            let mut found = Vec::new();
+            refs(&schema, &mut found);
+            out.extend(found.into_iter().map(|r| (node.name.clone(), r)));
+        }
+    }
+    for d in &node.deps {
+        out.extend(remote_refs_tree(d));
+    }
+    out
+}
+
+/// [`validate_tree`], also giving the values path (from the root chart's values,
+/// through subchart keys) of the first failing value, for pointing at the file that
+/// set it.
+pub fn validate_tree_at(
+    helm: HelmVersion,
+    node: &Node,
+    values: &Map,
+) -> Result<(), (String, Vec<String>)> {
+    let mut sb = String::new();
+    let mut first: Option<Vec<String>> = None;
+    if let Some(s) = &node.chart.schema {
+        if let Err((e, path)) = validate_one_at(helm, values, s) {
+            sb.push_str(&format!("{}:\n{e}", node.name));
+            first.get_or_insert(path);
+        }
+    }
+    for sub in &node.deps {
+        let sv = match values.get(&sub.name) {
+            Some(Value::Map(m)) => m,
+            _ => continue,
+        };
+        if let Err((e, path)) = validate_tree_at(helm, sub, &sv) {
+            sb.push_str(&e);
+            first.get_or_insert_with(|| {
+                let mut p = vec![sub.name.clone()];
+                p.extend(path);
+                p
+            });
+        }
+    }
+    if sb.is_empty() {
+        Ok(())
+    } else {
+        Err((sb, first.unwrap_or_default()))
+    }
+}
