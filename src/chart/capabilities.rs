@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::HelmVersion;
 use crate::funcs::semver;
 use crate::template::fmt::quote;
-use crate::template::{Kind, List, Map, Object, Value};
+use crate::template::{Kind, List, Map, Object, Ty, Value};
 
 /// The API versions Helm 3.15.3 reports by default (client-go 1.30 scheme order).
 const API_VERSIONS_V3: &[&str] = &[
@@ -257,6 +257,9 @@ impl Object for KubeVersion {
     fn has_method(&self, name: &str) -> bool {
         matches!(name, "String" | "GitVersion")
     }
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        self.has_method(name).then_some(&[])
+    }
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
         match name {
             "String" => Ok(Value::str(self.string())),
@@ -342,6 +345,9 @@ impl Object for VersionSet {
     }
     fn has_method(&self, name: &str) -> bool {
         name == "Has"
+    }
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        (name == "Has").then_some(&[Ty::String])
     }
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
         match (name, args) {

@@ -9,7 +9,7 @@ use super::loader::ChartFile;
 use super::metadata::{Dependency, Maintainer, Metadata};
 use super::yamlio;
 use super::HelmVersion;
-use crate::template::{Kind, List, Map, MapType, Object, Value};
+use crate::template::{Kind, List, Map, MapType, Object, Ty, Value};
 
 /// `.Files`: Helm's `engine.files`, a `map[string][]byte` with helper methods.
 ///
@@ -149,10 +149,14 @@ impl Object for Files {
         Kind::Map
     }
     fn has_method(&self, name: &str) -> bool {
-        matches!(
-            name,
-            "Get" | "GetBytes" | "Glob" | "AsConfig" | "AsSecrets" | "Lines"
-        )
+        self.method_params(name).is_some()
+    }
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        match name {
+            "Get" | "GetBytes" | "Glob" | "Lines" => Some(&[Ty::String]),
+            "AsConfig" | "AsSecrets" => Some(&[]),
+            _ => None,
+        }
     }
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
         match name {

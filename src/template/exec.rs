@@ -810,14 +810,29 @@ impl<'s> State<'s> {
         match &recv.v {
             Value::Object(o) => {
                 if o.has_method(name) {
-                    let mut argv = Vec::with_capacity(args.len() + 1);
-                    for a in args {
-                        let v = self.eval_arg(dot, ArgTy::Ty(Ty::Any), *a)?;
-                        argv.push(v.v);
-                    }
-                    if let Some(f) = fin {
-                        argv.push(f.v);
-                    }
+                    let argv: Vec<Value> = match o.method_params(name) {
+                        // Go checks a method's call as a function's: the count, then
+                        // each argument against its parameter type, at that argument.
+                        Some(params) => {
+                            self.check_arity(name, params.len(), false, args.len(), fin.is_some())?;
+                            let param = |i: usize| ArgTy::Ty(params[i]);
+                            self.eval_args(dot, params.len(), &param, None, args, fin)?
+                                .into_iter()
+                                .map(|v| v.v)
+                                .collect()
+                        }
+                        None => {
+                            let mut argv = Vec::with_capacity(args.len() + 1);
+                            for a in args {
+                                let v = self.eval_arg(dot, ArgTy::Ty(Ty::Any), *a)?;
+                                argv.push(v.v);
+                            }
+                            if let Some(f) = fin {
+                                argv.push(f.v);
+                            }
+                            argv
+                        }
+                    };
                     return match o.call_method(name, &argv) {
                         Ok(v) => Ok(result_val(v)),
                         Err(msg) => {

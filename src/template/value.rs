@@ -395,6 +395,13 @@ pub trait Object: Send + Sync {
         false
     }
 
+    /// The parameter types of a method, when declared: the engine then checks the
+    /// call as Go does (count, then each argument's type) before calling it.
+    /// `None` leaves every check to [`Object::call_method`].
+    fn method_params(&self, _name: &str) -> Option<&'static [super::registry::Ty]> {
+        None
+    }
+
     /// Calls a method. Errors are the method's own error text (the engine adds
     /// `error calling X:`).
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
