@@ -62,7 +62,8 @@ impl Warnings {
 
 /// A value as slog's text handler writes it: quoted (Go `strconv.Quote`) when
 /// empty or when it holds a space, `=`, `"` or a character that is not printable.
-fn slog_text(s: &str) -> String {
+/// Also used for Helm 4's other log lines (the manifest sorter's).
+pub(super) fn slog_text(s: &str) -> String {
     let plain = !s.is_empty()
         && !s
             .chars()

@@ -471,7 +471,10 @@ pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<S
                     crate::template::fmt::quote(&hook_types)
                 ),
                 HelmVersion::V4 => {
-                    format!("level=INFO msg=\"skipping unknown hooks\" hookTypes={hook_types}")
+                    format!(
+                        "level=INFO msg=\"skipping unknown hooks\" hookTypes={}",
+                        super::coalesce::slog_text(&hook_types)
+                    )
                 }
             });
             continue;
