@@ -209,7 +209,7 @@ fn vals_references_are_reported() {
 
 /// Release features whose effect on `template` output stackproof does not
 /// reproduce (a post-renderer program; chartify's patches, transformers, adhoc
-/// dependencies and forced namespace) fail `template` with the release, the field
+/// dependencies and forced namespace; helm arguments in `helmDefaults.args`) fail `template` with the release, the field
 /// and the state file's line, instead of printing the unmodified chart with success.
 /// `list` and `write-values`, whose output they do not change, still succeed.
 #[test]
@@ -232,6 +232,7 @@ fn unapplied_release_features_fail_template() {
         ("transformers.yaml", "tr", "transformers", 2),
         ("adhoc-dependencies.yaml", "dep", "dependencies", 2),
         ("force-namespace.yaml", "fns", "forceNamespace", 2),
+        ("helm-defaults-args.yaml", "hda", "helmDefaults.args", 4),
     ];
     for (file, release, field, line) in cases {
         let (code, text) = run(&format!("-f unapplied/{file} template"));

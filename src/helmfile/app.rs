@@ -1022,7 +1022,13 @@ impl<'a> Runner<'a> {
             return Ok(true);
         }
         let second = dag::plan(&nodes, &ids(&to_render), opts).map_err(needs_err)?;
-        let order: Vec<usize> = second.into_iter().flatten().collect();
+        // A need pulled in by --include-needs is still skipped when `installed:
+        // false` (Helmfile's `TemplateReleases` renders desired releases only).
+        let order: Vec<usize> = second
+            .into_iter()
+            .flatten()
+            .filter(|&i| st.spec.releases[i].desired())
+            .collect();
         if render {
             for &i in &order {
                 let r = &st.spec.releases[i];

@@ -486,6 +486,17 @@ pub(crate) fn unapplied_feature(
     if !r.force_namespace.is_empty() {
         return Some(("forceNamespace", chartify.to_string()));
     }
+    // Helmfile appends these to every `helm template` call; they can be any helm
+    // flag, and rendering without them would print something else with success.
+    if !st.spec.helm_defaults.args.is_empty() {
+        return Some((
+            "helmDefaults.args",
+            format!(
+                "Helmfile would pass {:?} to helm template; stackproof does not apply helm arguments given as text",
+                st.spec.helm_defaults.args.join(" ")
+            ),
+        ));
+    }
     None
 }
 
