@@ -813,14 +813,7 @@ impl<'s> State<'s> {
                     let argv: Vec<Value> = match o.method_params(name) {
                         // Go checks a method's call as a function's: the count, then
                         // each argument against its parameter type, at that argument.
-                        Some(params) => {
-                            self.check_arity(name, params.len(), false, args.len(), fin.is_some())?;
-                            let param = |i: usize| ArgTy::Ty(params[i]);
-                            self.eval_args(dot, params.len(), &param, None, args, fin)?
-                                .into_iter()
-                                .map(|v| v.v)
-                                .collect()
-                        }
+                        Some(params) => self.call_args(dot, name, params, None, args, fin)?,
                         None => {
                             let mut argv = Vec::with_capacity(args.len() + 1);
                             for a in args {
@@ -992,6 +985,36 @@ impl<'s> State<'s> {
         Ok(argv)
     }
 
+    /// The arguments of a call to a function or method with these parameters, as
+    /// Go checks them: their count first, then each against its parameter type.
+    fn call_args(
+        &mut self,
+        dot: &Val,
+        name: &str,
+        params: &[Ty],
+        variadic: Option<Ty>,
+        args: &[NodeId],
+        fin: Option<Val>,
+    ) -> EResult<Vec<Value>> {
+        self.check_arity(
+            name,
+            params.len(),
+            variadic.is_some(),
+            args.len(),
+            fin.is_some(),
+        )?;
+        let param = |i: usize| ArgTy::Ty(params[i]);
+        let argv = self.eval_args(
+            dot,
+            params.len(),
+            &param,
+            variadic.map(ArgTy::Ty),
+            args,
+            fin,
+        )?;
+        Ok(argv.into_iter().map(|v| v.v).collect())
+    }
+
     fn eval_call(
         &mut self,
         dot: &Val,
@@ -1017,21 +1040,8 @@ impl<'s> State<'s> {
         fin: Option<Val>,
         recv: Option<Value>,
     ) -> EResult<Val> {
-        let params = def.sig.params;
-        self.check_arity(
-            name,
-            params.len(),
-            def.sig.variadic.is_some(),
-            args.len(),
-            fin.is_some(),
-        )?;
-        let variadic = def.sig.variadic.map(ArgTy::Ty);
-        let param = |i: usize| ArgTy::Ty(params[i]);
-        let evaluated = self.eval_args(dot, params.len(), &param, variadic, args, fin)?;
-        let argv: Vec<Value> = recv
-            .into_iter()
-            .chain(evaluated.into_iter().map(|v| v.v))
-            .collect();
+        let evaluated = self.call_args(dot, name, def.sig.params, def.sig.variadic, args, fin)?;
+        let argv: Vec<Value> = recv.into_iter().chain(evaluated).collect();
         let result = match def.imp {
             FuncImpl::Plain(f) => f(&argv),
             FuncImpl::Ctx(f) => {
