@@ -93,24 +93,7 @@ fn write_go_json(v: &J, out: &mut String) {
             }
             _ => out.push_str(&n.to_string()),
         },
-        J::String(s) => {
-            out.push('"');
-            for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                        out.push_str(&format!("\\u{:04x}", c as u32))
-                    }
-                    c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-        }
+        J::String(s) => crate::funcs::codec::yaml::write_json_string(out, s),
         J::Array(a) => {
             out.push('[');
             for (i, x) in a.iter().enumerate() {
@@ -248,19 +231,7 @@ impl V3<'_> {
             .get("anyOf")
             .filter(|a| !a.as_array().is_some_and(Vec::is_empty))
         {
-            let mut best: Option<Res> = None;
-            let mut matched = false;
-            for sub in any {
-                let res = self.sub(sub, v, path);
-                if res.ok() {
-                    matched = true;
-                    break;
-                }
-                if best.as_ref().is_none_or(|b| res.score > b.score) {
-                    best = Some(res);
-                }
-            }
-            if !matched {
+            if let Err(best) = first_pass(any.iter().map(|sub| self.sub(sub, v, path))) {
                 r.add(path, "Must validate at least one schema (anyOf)".into());
                 if let Some(b) = best {
                     r.merge(b);
@@ -437,19 +408,9 @@ impl V3<'_> {
         }
         if self.draft >= 6 {
             if let Some(c) = s.get("contains") {
-                let mut best: Option<Res> = None;
-                let mut matched = false;
-                for (i, x) in a.iter().enumerate() {
-                    let res = self.sub(c, x, &child(path, &i.to_string()));
-                    if res.ok() {
-                        matched = true;
-                        break;
-                    }
-                    if best.as_ref().is_none_or(|b| res.score > b.score) {
-                        best = Some(res);
-                    }
-                }
-                if !matched {
+                let items = a.iter().enumerate();
+                let results = items.map(|(i, x)| self.sub(c, x, &child(path, &i.to_string())));
+                if let Err(best) = first_pass(results) {
                     r.add(path, "At least one of the items must match".into());
                     if let Some(b) = best {
                         r.merge(b);
@@ -583,4 +544,19 @@ impl V3<'_> {
         }
         r.score += 1;
     }
+}
+
+/// Walks `results` until one passes (`Ok`); when none does, the failure with the
+/// best score, which gojsonschema reports as the closest branch.
+fn first_pass(results: impl Iterator<Item = Res>) -> Result<(), Option<Res>> {
+    let mut best: Option<Res> = None;
+    for res in results {
+        if res.ok() {
+            return Ok(());
+        }
+        if best.as_ref().is_none_or(|b| res.score > b.score) {
+            best = Some(res);
+        }
+    }
+    Err(best)
 }

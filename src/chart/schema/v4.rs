@@ -83,6 +83,28 @@ fn display(v: &J) -> String {
 }
 
 /// An integer as golang.org/x/text's English printer shows `%d` (grouped).
+/// The `min…`/`max…` pair of a count (properties, items, characters).
+fn count_bounds(
+    s: &serde_json::Map<String, J>,
+    n: u64,
+    [min, max]: [&str; 2],
+    loc: &[String],
+    errs: &mut Vec<Err4>,
+) {
+    if let Some(m) = count(s.get(min)).filter(|m| n < *m) {
+        errs.push(err(
+            loc,
+            format!("{min}: got {}, want {}", pint(n), pint(m)),
+        ));
+    }
+    if let Some(m) = count(s.get(max)).filter(|m| n > *m) {
+        errs.push(err(
+            loc,
+            format!("{max}: got {}, want {}", pint(n), pint(m)),
+        ));
+    }
+}
+
 fn pint(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
@@ -415,18 +437,7 @@ impl V4<'_> {
         errs: &mut Vec<Err4>,
     ) {
         let n = o.len() as u64;
-        if let Some(m) = count(s.get("minProperties")).filter(|m| n < *m) {
-            errs.push(err(
-                loc,
-                format!("minProperties: got {}, want {}", pint(n), pint(m)),
-            ));
-        }
-        if let Some(m) = count(s.get("maxProperties")).filter(|m| n > *m) {
-            errs.push(err(
-                loc,
-                format!("maxProperties: got {}, want {}", pint(n), pint(m)),
-            ));
-        }
+        count_bounds(s, n, ["minProperties", "maxProperties"], loc, errs);
         let missing = |names: &[J]| -> Vec<String> {
             names
                 .iter()
@@ -556,18 +567,7 @@ impl V4<'_> {
         errs: &mut Vec<Err4>,
     ) {
         let n = a.len() as u64;
-        if let Some(m) = count(s.get("minItems")).filter(|m| n < *m) {
-            errs.push(err(
-                loc,
-                format!("minItems: got {}, want {}", pint(n), pint(m)),
-            ));
-        }
-        if let Some(m) = count(s.get("maxItems")).filter(|m| n > *m) {
-            errs.push(err(
-                loc,
-                format!("maxItems: got {}, want {}", pint(n), pint(m)),
-            ));
-        }
+        count_bounds(s, n, ["minItems", "maxItems"], loc, errs);
         if s.get("uniqueItems") == Some(&J::Bool(true)) {
             let dup = (1..a.len())
                 .find_map(|i| (0..i).find(|&j| json_equal(&a[i], &a[j])).map(|j| (j, i)));
@@ -688,18 +688,7 @@ impl V4<'_> {
         errs: &mut Vec<Err4>,
     ) {
         let len = t.chars().count() as u64;
-        if let Some(m) = count(s.get("minLength")).filter(|m| len < *m) {
-            errs.push(err(
-                loc,
-                format!("minLength: got {}, want {}", pint(len), pint(m)),
-            ));
-        }
-        if let Some(m) = count(s.get("maxLength")).filter(|m| len > *m) {
-            errs.push(err(
-                loc,
-                format!("maxLength: got {}, want {}", pint(len), pint(m)),
-            ));
-        }
+        count_bounds(s, len, ["minLength", "maxLength"], loc, errs);
         if let Some(J::String(p)) = s.get("pattern") {
             if self.regexes.is_match(p, t) == Some(false) {
                 errs.push(err(
