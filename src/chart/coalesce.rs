@@ -356,20 +356,14 @@ pub fn coalesce_tables(
 
 /// `Values.Table`: follows a dotted path of maps.
 pub fn table(v: &Map, path: &str) -> Option<Map> {
-    table_at(v, path).ok()
-}
-
-/// [`table`], or the first segment of `path` that is missing or not a table (what
-/// Helm's `ErrNoTable` names).
-pub fn table_at<'a>(v: &Map, path: &'a str) -> Result<Map, &'a str> {
     let mut cur = v.clone();
     for part in path.split('.') {
         match cur.get(part) {
             Some(Value::Map(m)) => cur = m,
-            _ => return Err(part),
+            _ => return None,
         }
     }
-    Ok(cur)
+    Some(cur)
 }
 
 /// `Values.PathValue`: the non-table value at a dotted path.

@@ -13,6 +13,7 @@ use super::coalesce::{self, coalesce_chart, coalesce_tables, Warnings};
 use super::loader::Chart;
 use super::metadata::{Dependency, Metadata};
 use super::HelmVersion;
+use crate::funcs::chartvalues;
 use crate::funcs::semver::is_compatible_range;
 use crate::template::{Map, Value};
 
@@ -184,11 +185,6 @@ fn process_conditions(reqs: &mut [Dependency], cvals: &Map, path: &str, w: &mut 
     }
 }
 
-/// Helm's `ErrNoTable` text for the segment that is missing or not a table.
-fn no_table(segment: &str) -> String {
-    format!("{} is not a table", crate::template::fmt::quote(segment))
-}
-
 /// `pathToMap`: nests `data` under a dotted path (`.` means the top level).
 fn path_to_map(path: &str, data: Map) -> Map {
     if path == "." {
@@ -220,13 +216,13 @@ fn process_import_values(ver: HelmVersion, c: &mut Node, w: &mut Warnings) -> Re
                     let child = go_v(iv.get("child"));
                     let parent = go_v(iv.get("parent"));
                     out.push(string_pair(&child, &parent));
-                    match coalesce::table_at(&cvals, &format!("{}.{child}", r.name)) {
+                    match chartvalues::lookup_table(&cvals, &format!("{}.{child}", r.name)) {
                         Ok(vv) => {
                             let src = path_to_map(&parent, vv);
                             coalesce_tables(ver, &b, &src, "", true, w);
                         }
                         Err(seg) => {
-                            let err = no_table(seg);
+                            let err = chartvalues::no_table(&seg);
                             w.dependencies(
                                 269,
                                 format!(
@@ -242,10 +238,10 @@ fn process_import_values(ver: HelmVersion, c: &mut Node, w: &mut Warnings) -> Re
                 Value::String(s) => {
                     let child = format!("exports.{s}");
                     out.push(string_pair(&child, "."));
-                    match coalesce::table_at(&cvals, &format!("{}.{child}", r.name)) {
+                    match chartvalues::lookup_table(&cvals, &format!("{}.{child}", r.name)) {
                         Ok(vm) => coalesce_tables(ver, &b, &vm, "", true, w),
                         Err(seg) => {
-                            let err = no_table(seg);
+                            let err = chartvalues::no_table(&seg);
                             w.dependencies(
                                 286,
                                 format!("Warning: ImportValues missing table: {err}"),

@@ -75,8 +75,9 @@ fn table_of(t: &Map, key: &str) -> Option<Map> {
 }
 
 /// The table at a dotted path (`strings.Split` on `.`, so `""` and `"a."` name an
-/// empty key), or the first segment that is missing or not a table.
-fn lookup_table(recv: &Map, path: &str) -> Result<Map, String> {
+/// empty key), or the first segment that is missing or not a table. Also Helm's
+/// own lookups through `Values.Table` (import-values).
+pub fn lookup_table(recv: &Map, path: &str) -> Result<Map, String> {
     let mut t = recv.clone();
     for seg in path.split('.') {
         t = table_of(&t, seg).ok_or_else(|| seg.to_string())?;
@@ -84,12 +85,17 @@ fn lookup_table(recv: &Map, path: &str) -> Result<Map, String> {
     Ok(t.retyped(recv.ty()))
 }
 
+/// Helm's `ErrNoTable` text for the segment [`lookup_table`] stopped at.
+pub fn no_table(segment: &str) -> String {
+    format!("{} is not a table", quote(segment))
+}
+
 /// `Values.Table`: the table at a dotted path, of the values type.
 fn table(args: &[Value]) -> FuncResult {
     let m = receiver(args)?;
     lookup_table(m, arg_str(args))
         .map(Value::Map)
-        .map_err(|seg| FuncError::call(format!("{} is not a table", quote(&seg))))
+        .map_err(|seg| FuncError::call(no_table(&seg)))
 }
 
 /// Go's `istable`: only a plain `map[string]interface{}` is a table here.
