@@ -855,7 +855,7 @@ impl<'s> State<'s> {
                     let set = self.set;
                     if let Some(def) = set.registry().method(ty, name) {
                         let recv = Some(recv.v.clone());
-                        return self.eval_call_on(dot, def, node, name, args, fin, recv);
+                        return self.eval_call(dot, def, node, name, args, fin, recv);
                     }
                 }
                 return self.map_field(m, name, has_args);
@@ -899,7 +899,7 @@ impl<'s> State<'s> {
         self.at(ident);
         let set = self.set;
         if let Some(def) = set.registry().get(name) {
-            return self.eval_call(dot, def, node, name, args, fin);
+            return self.eval_call(dot, def, node, name, args, fin, None);
         }
         if let Some(b) = builtins::lookup(name) {
             return self.eval_builtin(dot, b, node, name, args, fin);
@@ -1015,22 +1015,10 @@ impl<'s> State<'s> {
         Ok(argv.into_iter().map(|v| v.v).collect())
     }
 
-    fn eval_call(
-        &mut self,
-        dot: &Val,
-        def: &FuncDef,
-        node: NodeId,
-        name: &str,
-        args: &[NodeId],
-        fin: Option<Val>,
-    ) -> EResult<Val> {
-        self.eval_call_on(dot, def, node, name, args, fin, None)
-    }
-
-    /// [`Self::eval_call`] for a function or a method: a method's receiver goes to
-    /// its implementation ahead of the arguments, and is not counted as one.
+    /// Calls a function or a method: a method's receiver goes to its
+    /// implementation ahead of the arguments, and is not counted as one.
     #[allow(clippy::too_many_arguments)]
-    fn eval_call_on(
+    fn eval_call(
         &mut self,
         dot: &Val,
         def: &FuncDef,
