@@ -446,6 +446,18 @@ impl V4<'_> {
                 .map(quote)
                 .collect()
         };
+        // `dependencies` (list form) and `dependentRequired` fail alike.
+        let required_with = |k: &str, names: &[J], errs: &mut Vec<Err4>| {
+            let m = missing(names);
+            if !m.is_empty() {
+                let text = format!(
+                    "properties {} required, if {} exists",
+                    m.join(", "),
+                    quote(k)
+                );
+                errs.push(err(loc, text));
+            }
+        };
         if let Some(J::Array(req)) = s.get("required") {
             let m = missing(req);
             match m.len() {
@@ -460,19 +472,7 @@ impl V4<'_> {
                     continue;
                 }
                 match dep {
-                    J::Array(names) => {
-                        let m = missing(names);
-                        if !m.is_empty() {
-                            errs.push(err(
-                                loc,
-                                format!(
-                                    "properties {} required, if {} exists",
-                                    m.join(", "),
-                                    quote(k)
-                                ),
-                            ));
-                        }
-                    }
+                    J::Array(names) => required_with(k, names, errs),
                     dep => {
                         let v = J::Object(o.clone());
                         errs.extend(self.val(dep, &v, loc));
@@ -543,17 +543,7 @@ impl V4<'_> {
         if let Some(J::Object(deps)) = s.get("dependentRequired") {
             for (k, dep) in deps {
                 if let (true, J::Array(names)) = (o.contains_key(k), dep) {
-                    let m = missing(names);
-                    if !m.is_empty() {
-                        errs.push(err(
-                            loc,
-                            format!(
-                                "properties {} required, if {} exists",
-                                m.join(", "),
-                                quote(k)
-                            ),
-                        ));
-                    }
+                    required_with(k, names, errs);
                 }
             }
         }
