@@ -200,10 +200,9 @@ impl Encoder {
                 self.object(m.entries(), depth)?;
                 self.open_maps.pop();
             }
-            Value::Object(o) => match o.to_json_value() {
+            Value::Object(o) => match (o.to_json_value(), o.json_order()) {
                 // A Go struct writes its fields in declaration order, not sorted.
-                Value::Map(m) if !m.is_nil() && o.json_order().is_some() => {
-                    let order = o.json_order().unwrap_or_default();
+                (Value::Map(m), Some(order)) if !m.is_nil() => {
                     let mut entries = m.entries();
                     let rank = |k: &str| order.iter().position(|f| *f == k).unwrap_or(order.len());
                     entries.sort_by_key(|(k, _)| rank(k));
@@ -211,13 +210,13 @@ impl Encoder {
                 }
                 // An object whose JSON form is itself an object would recurse forever;
                 // Go types always bottom out, so fall back to the printed form.
-                Value::Object(inner) => append_string(
+                (Value::Object(inner), _) => append_string(
                     &mut self.out,
                     &inner.fmt_v(false),
                     self.escape_html,
                     self.dialect,
                 ),
-                jv => self.value(&jv, depth)?,
+                (jv, _) => self.value(&jv, depth)?,
             },
         }
         Ok(())
