@@ -316,4 +316,62 @@ fn main() {
         samples[0],
         rounds * per_round
     );
+
+    if let Some(dir) = std::env::var_os("TEMPLATE_BENCH_CHART") {
+        chart_parse_rate(&helm, std::path::Path::new(&dir));
+    }
+}
+
+/// Every template file under `dir` (a chart folder, subcharts included), parsed
+/// into one set per round as chart rendering does, with the throughput in MB/s:
+/// what a real chart's parse costs, next to the generated set above.
+/// `TEMPLATE_BENCH_CHART=path/to/chart cargo bench --bench template`.
+fn chart_parse_rate(helm: &Arc<Registry>, dir: &std::path::Path) {
+    fn walk(dir: &std::path::Path, under_templates: bool, out: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                let templates = p.file_name().is_some_and(|n| n == "templates");
+                walk(&p, under_templates || templates, out);
+            } else if under_templates {
+                if let Ok(text) = std::fs::read_to_string(&p) {
+                    out.push((p.display().to_string(), text));
+                }
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, false, &mut files);
+    let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+    let rounds = 21;
+    let mut samples = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let cpu0 = cpu_ns();
+        let start = Instant::now();
+        let per_round = 10;
+        for _ in 0..per_round {
+            let mut set = TemplateSet::new("gotpl", helm.clone(), Options::default());
+            for (name, text) in &files {
+                // A file Go would refuse is still timed: the error is the result.
+                let _ = set.parse(name, text);
+            }
+        }
+        let wall = start.elapsed().as_secs_f64() * 1e3;
+        let cpu = cpu0.zip(cpu_ns()).map(|(a, b)| (b - a) as f64 / 1e6);
+        samples.push(cpu.unwrap_or(wall) / per_round as f64);
+    }
+    samples.sort_by(f64::total_cmp);
+    let median = samples[rounds / 2];
+    println!(
+        "{}: {} template files, {} bytes: parse {:.3} ms median per set, {:.0} MB/s",
+        dir.display(),
+        files.len(),
+        bytes,
+        median,
+        bytes as f64 / median / 1e3
+    );
 }
