@@ -406,13 +406,17 @@ fn set_index(mut list: Vec<Value>, i: i64, v: Value) -> (Vec<Value>, Result<(), 
 }
 
 /// Go's `strconv.Atoi` with its error text.
-fn go_atoi(s: &str) -> Result<i64, String> {
+pub(crate) fn go_atoi(s: &str) -> Result<i64, String> {
+    let quoted = || crate::template::fmt::quote_bytes_with(s.as_bytes(), b'"', false);
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("strconv.Atoi: parsing {s:?}: invalid syntax"));
+        return Err(format!(
+            "strconv.Atoi: parsing {}: invalid syntax",
+            quoted()
+        ));
     }
     s.parse::<i64>()
-        .map_err(|_| format!("strconv.Atoi: parsing {s:?}: value out of range"))
+        .map_err(|_| format!("strconv.Atoi: parsing {}: value out of range", quoted()))
 }
 
 /// Helm's `typedVal`: booleans and null case-insensitively, `0`, and base-10 integers

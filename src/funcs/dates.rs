@@ -964,6 +964,12 @@ fn parse_nanoseconds(value: &str, nbytes: usize) -> Result<i64, ()> {
     Ok(ns)
 }
 
+/// Whether `value` parses with Go layout `layout`, or the text of Go's
+/// `*time.ParseError` (as JSON-schema `date` checks report it).
+pub(crate) fn check_layout(layout: &str, value: &str) -> Result<(), String> {
+    parse_time(layout, value).map(|_| ()).map_err(|e| e.text())
+}
+
 /// Go `time.ParseInLocation(layout, value, time.Local)` (Sprig's `toDate`).
 fn parse_time(layout: &str, value: &str) -> Result<GoTime, ParseError> {
     let (alayout, avalue) = (layout, value);

@@ -21,6 +21,7 @@ pub mod env;
 pub mod json;
 pub mod lists;
 pub mod math;
+pub mod netip;
 pub mod network;
 pub mod paths;
 mod primes;
@@ -101,6 +102,7 @@ fn sprig(r: &mut Registry, flavor: Flavor) {
 fn sprig_helm4(r: &mut Registry) {
     r.register(crypto::FUNCS_SPRIG_3_3);
     r.register(certs::FUNCS_GO125);
+    r.register(url::FUNCS_GO125);
     r.register(dates::FUNCS_HELM4);
 }
 

@@ -17,6 +17,9 @@ pub static FUNCS: &[FuncDef] = &[
     FuncDef::plain("urlJoin", &[Ty::Map], url_join),
 ];
 
+/// Helm 4 is built with a newer Go, whose `net/url` refuses more hosts.
+pub static FUNCS_GO125: &[FuncDef] = &[FuncDef::plain("urlParse", &[Ty::String], url_parse_go125)];
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Path,
@@ -165,7 +168,21 @@ struct Url {
     fragment: String,
 }
 
-fn parse_host(host: &str) -> Result<String, String> {
+/// Which Go's `net/url` to imitate: the hosts they accept differ.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GoUrl {
+    /// Go 1.22 (Helm 3, Helmfile): a port is what follows the last colon, and a
+    /// bracketed host is taken as written.
+    Go122,
+    /// Go 1.25 (Helm 4): in an `http`/`https` URL a port is what follows the
+    /// first colon, and brackets must open the host and hold an IPv6 address.
+    Go125,
+}
+
+fn parse_host(scheme: &str, host: &str, go: GoUrl) -> Result<String, String> {
+    if go == GoUrl::Go125 {
+        return parse_host_go125(scheme, host);
+    }
     if host.starts_with('[') {
         let Some(i) = host.rfind(']') else {
             return Err("missing ']' in host".to_string());
@@ -187,6 +204,47 @@ fn parse_host(host: &str) -> Result<String, String> {
         }
     }
     unescape(host, Mode::Host)
+}
+
+fn parse_host_go125(scheme: &str, host: &str) -> Result<String, String> {
+    let Some(open) = host.rfind('[') else {
+        if let Some(first) = host.find(':') {
+            // Only web URLs are held to one colon: other schemes (database URLs
+            // listing several hosts) keep the port after the last one.
+            let i = match host.rfind(':') {
+                Some(last) if !matches!(scheme, "http" | "https") => last,
+                _ => first,
+            };
+            let colon_port = &host[i..];
+            if !valid_optional_port(colon_port) {
+                return Err(format!("invalid port {} after host", go_quote(colon_port)));
+            }
+        }
+        return unescape(host, Mode::Host);
+    };
+    if open != 0 {
+        return Err("invalid IP-literal".to_string());
+    }
+    let Some(close) = host.rfind(']') else {
+        return Err("missing ']' in host".to_string());
+    };
+    let colon_port = &host[close + 1..];
+    if !valid_optional_port(colon_port) {
+        return Err(format!("invalid port {} after host", go_quote(colon_port)));
+    }
+    let port = unescape(colon_port, Mode::Host)?;
+    let inner = &host[1..close];
+    let name = match inner.find("%25") {
+        Some(zone) => {
+            unescape(&inner[..zone], Mode::Host)? + &unescape(&inner[zone..], Mode::Zone)?
+        }
+        None => unescape(inner, Mode::Host)?,
+    };
+    let addr = super::netip::parse_addr(&name).map_err(|e| format!("invalid host: {e}"))?;
+    if addr.is4 {
+        return Err("invalid IP-literal".to_string());
+    }
+    Ok(format!("[{name}]{port}"))
 }
 
 fn valid_userinfo(s: &str) -> bool {
@@ -217,9 +275,9 @@ fn valid_userinfo(s: &str) -> bool {
 
 type User = Option<(String, Option<String>)>;
 
-fn parse_authority(authority: &str) -> Result<(User, String), String> {
+fn parse_authority(scheme: &str, authority: &str, go: GoUrl) -> Result<(User, String), String> {
     let at = authority.rfind('@');
-    let host = parse_host(at.map_or(authority, |i| &authority[i + 1..]))?;
+    let host = parse_host(scheme, at.map_or(authority, |i| &authority[i + 1..]), go)?;
     let Some(i) = at else {
         return Ok((None, host));
     };
@@ -261,10 +319,10 @@ fn get_scheme(raw: &str) -> Result<(&str, &str), String> {
 
 impl Url {
     /// Go's `url.Parse`, with its `parse "URL": reason` error.
-    fn parse(raw: &str) -> Result<Url, String> {
+    fn parse(raw: &str, go: GoUrl) -> Result<Url, String> {
         let (u, frag) = raw.split_once('#').unwrap_or((raw, ""));
         let mut url =
-            Url::parse_no_fragment(u).map_err(|e| format!("parse {}: {e}", go_quote(u)))?;
+            Url::parse_no_fragment(u, go).map_err(|e| format!("parse {}: {e}", go_quote(u)))?;
         if !frag.is_empty() {
             url.fragment = unescape(frag, Mode::Fragment)
                 .map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
@@ -272,7 +330,7 @@ impl Url {
         Ok(url)
     }
 
-    fn parse_no_fragment(raw: &str) -> Result<Url, String> {
+    fn parse_no_fragment(raw: &str, go: GoUrl) -> Result<Url, String> {
         if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
             return Err("net/url: invalid control character in URL".to_string());
         }
@@ -307,7 +365,7 @@ impl Url {
                 Some(i) => (&authority_and_path[..i], &authority_and_path[i..]),
                 None => (authority_and_path, ""),
             };
-            let (user, host) = parse_authority(authority)?;
+            let (user, host) = parse_authority(&url.scheme, authority, go)?;
             url.user = user;
             url.host = host;
             rest = path.to_string();
@@ -408,8 +466,41 @@ impl Url {
     }
 }
 
+/// What JSON-schema `format` checks read from Go's `url.Parse`: the scheme, the
+/// host with and without port and brackets, and the raw path (empty when the
+/// path's escaping is the default one), or the parse error's text.
+pub(crate) struct ParsedUrl {
+    pub scheme: String,
+    pub host: String,
+    pub hostname: String,
+    pub raw_path: String,
+}
+
+pub(crate) fn parse(raw: &str, go: GoUrl) -> Result<ParsedUrl, String> {
+    let u = Url::parse(raw, go)?;
+    Ok(ParsedUrl {
+        hostname: u.hostname(),
+        scheme: u.scheme,
+        host: u.host,
+        raw_path: u.raw_path,
+    })
+}
+
+/// Go's `url.PathUnescape`, with its `invalid URL escape "%zz"` error.
+pub(crate) fn path_unescape(s: &str) -> Result<String, String> {
+    unescape(s, Mode::Path)
+}
+
 fn url_parse(args: &[Value]) -> FuncResult {
-    let u = Url::parse(arg_str(args, 0)?)
+    url_parse_with(args, GoUrl::Go122)
+}
+
+fn url_parse_go125(args: &[Value]) -> FuncResult {
+    url_parse_with(args, GoUrl::Go125)
+}
+
+fn url_parse_with(args: &[Value], go: GoUrl) -> FuncResult {
+    let u = Url::parse(arg_str(args, 0)?, go)
         .map_err(|e| FuncError::Call(format!("unable to parse url: {e}")))?;
     let m = Map::new();
     m.insert("scheme", Value::str(u.scheme.clone()));
@@ -449,7 +540,7 @@ fn url_join(args: &[Value]) -> FuncResult {
     };
     let userinfo = dict_string(d, "userinfo")?;
     if !userinfo.is_empty() {
-        let parsed = Url::parse(&format!("proto://{userinfo}@host"))
+        let parsed = Url::parse(&format!("proto://{userinfo}@host"), GoUrl::Go122)
             .map_err(|e| FuncError::Call(format!("unable to parse userinfo in dict: {e}")))?;
         u.user = parsed.user;
     }

@@ -1,6 +1,7 @@
 //! The `format` checks Helm 3 asserts (gojsonschema's built-in checkers, which
 //! lean on Go's `net/mail`, `net`, `net/url` and `time` parsers). Unknown formats
-//! pass, as do non-string values. Helm 4 treats `format` as an annotation.
+//! pass; a number fails every known one (other non-strings are never checked).
+//! Helm 4's checks are in `format4`.
 
 use super::Regexes;
 
@@ -8,10 +9,40 @@ const HOSTNAME: &str = r"^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9]
 const UUID: &str = "^(?i)[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$";
 const JSON_POINTER: &str = "^(?:/(?:[^~/]|~0|~1)*)*$";
 const REL_JSON_POINTER: &str = "^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~0|~1)*)*)$";
-const URI_TEMPLATE: &str = "^([^{]*({[^}]*})?)*$";
+// Go reads a `{` that starts no repetition as a literal; Rust's parser needs it
+// escaped.
+const URI_TEMPLATE: &str = r"^([^{]*(\{[^}]*\})?)*$";
 
-/// Whether `text` passes the checker gojsonschema has for `format`.
-pub(super) fn check(format: &str, text: &str, re: &mut Regexes) -> bool {
+/// The formats gojsonschema has a checker for; any other passes.
+const KNOWN: [&str; 17] = [
+    "date",
+    "time",
+    "date-time",
+    "hostname",
+    "email",
+    "idn-email",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "iri",
+    "uri-reference",
+    "iri-reference",
+    "uri-template",
+    "uuid",
+    "regex",
+    "json-pointer",
+    "relative-json-pointer",
+];
+
+/// Whether a value passes the checker gojsonschema has for `format`: `text` for a
+/// string, `None` for a number, which every checker refuses.
+pub(super) fn check(format: &str, text: Option<&str>, re: &mut Regexes) -> bool {
+    if !KNOWN.contains(&format) {
+        return true;
+    }
+    let Some(text) = text else {
+        return false;
+    };
     match format {
         "date" => date(text),
         "time" => time_zoned(text).is_some_and(|rest| rest.is_empty()) || time(text) == Some(""),

@@ -22,6 +22,7 @@ use super::HelmVersion;
 use crate::template::{Map, Value};
 
 mod format;
+mod format4;
 mod v3;
 mod v4;
 

@@ -2,7 +2,8 @@
 //!
 //! Per schema node it checks the combinators (`anyOf`, `oneOf`, `allOf`, `not`,
 //! `dependencies`, `if`), then the keywords of the instance's type, then `const`,
-//! `enum` and `format`, then string keywords, then `properties` children. `$ref`
+//! `enum`, then string keywords (`format` last, as for numbers), then `properties`
+//! children. `$ref`
 //! replaces its siblings. A failed `anyOf`/`oneOf`/`contains` also reports the
 //! failures of its best-scoring branch; the score counts checks passed (+1 per
 //! check group run, -2 per failure), as gojsonschema does, so the same branch wins.
@@ -358,7 +359,25 @@ impl V3<'_> {
         if let Some(m) = xmin.filter(|m| x <= *m) {
             r.add(path, format!("Must be greater than {}", num(m)));
         }
+        self.format(s, None, path, r);
         r.score += 1;
+    }
+
+    /// `format`, last among a string's or a number's keywords. gojsonschema hands
+    /// numbers to the same checkers, each of which refuses anything but a string;
+    /// a format it has no checker for passes.
+    fn format(
+        &mut self,
+        s: &serde_json::Map<String, J>,
+        text: Option<&str>,
+        path: &[String],
+        r: &mut Res,
+    ) {
+        if let Some(J::String(f)) = s.get("format") {
+            if !format::check(f, text, &mut self.regexes) {
+                r.add(path, format!("Does not match format '{f}'"));
+            }
+        }
     }
 
     fn array(&mut self, s: &serde_json::Map<String, J>, a: &[J], path: &[String], r: &mut Res) {
@@ -515,11 +534,6 @@ impl V3<'_> {
                 );
             }
         }
-        if let (Some(J::String(f)), J::String(text)) = (s.get("format"), v) {
-            if !format::check(f, text, &mut self.regexes) {
-                r.add(path, format!("Does not match format '{f}'"));
-            }
-        }
         r.score += 1;
     }
 
@@ -542,6 +556,7 @@ impl V3<'_> {
                 r.add(path, format!("Does not match pattern '{p}'"));
             }
         }
+        self.format(s, Some(text), path, r);
         r.score += 1;
     }
 }

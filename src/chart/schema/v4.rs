@@ -388,6 +388,14 @@ impl V4<'_> {
                 return Some(err(loc, msg));
             }
         }
+        // Drafts before 2019-09 make `format` an assertion; a failure ends this
+        // schema's checks, as `type`, `const` and `enum` do.
+        if let (true, Some(J::String(f)), J::String(text)) = (self.draft < 2019, s.get("format"), v)
+        {
+            if let Err(why) = super::format4::check(f, text) {
+                return Some(err(loc, format!("{} is not valid {f}: {why}", quote(text))));
+            }
+        }
         let mut errs = Vec::new();
         if let Some(J::String(rf)) = s.get("$ref") {
             if let Some(target) = resolve(self.root, rf) {
