@@ -264,3 +264,49 @@ fn dependency_update_refuses_a_download() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// `-f -` and `--set-file KEY=-` read standard input, as `cat v.yaml | helm
+/// template ... -f -` does in CI scripts. The expected text is what helm v3.15.3
+/// and v4.3.1 print for this chart (both the same).
+#[test]
+fn values_dash_reads_standard_input() {
+    use std::io::Write;
+    let dir = TempDir::new("stdin");
+    let chart = dir.0.join("c");
+    std::fs::create_dir_all(chart.join("templates")).expect("chart dir");
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+    )
+    .expect("Chart.yaml");
+    std::fs::write(chart.join("templates/cm.yaml"), "a: {{ .Values.a }}\n").expect("template");
+    for (flags, input, want) in [
+        (&["-f", "-"][..], "a: fromstdin\n", "a: fromstdin"),
+        (&["--set-file", "a=-"][..], "stdin-text", "a: stdin-text"),
+    ] {
+        for version in ["3", "4"] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_stackproof"))
+                .current_dir(&dir.0)
+                .args(["template", "r", "c", "--helm-version", version])
+                .args(flags)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("run stackproof");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())
+                .expect("write stdin");
+            let out = child.wait_with_output().expect("wait");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("---\n# Source: c/templates/cm.yaml\n{want}\n"),
+                "{flags:?} (helm {version}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}

@@ -77,7 +77,26 @@ fn decode_file(helm: HelmVersion, text: &str) -> Result<Map, String> {
     }
 }
 
+/// Helm reads `-` (`-f -`, `--set-file key=-`) from standard input. It is read
+/// once and kept, so every render of this process (a matrix renders the same
+/// options many times) sees the same text; Helm, reading twice in one run, would
+/// find the stream empty the second time.
+fn stdin_bytes() -> Result<Vec<u8>, String> {
+    static STDIN: std::sync::OnceLock<Result<Vec<u8>, String>> = std::sync::OnceLock::new();
+    STDIN
+        .get_or_init(|| {
+            let mut buf = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)
+                .map(|_| buf)
+                .map_err(|e| format!("read /dev/stdin: {e}"))
+        })
+        .clone()
+}
+
 fn read(vfs: &Vfs, path: &Path) -> Result<Vec<u8>, String> {
+    if path == Path::new("-") {
+        return stdin_bytes();
+    }
     vfs.read(path)
         .map(|b| b.to_vec())
         .map_err(|_| format!("open {}: no such file or directory", path.display()))
