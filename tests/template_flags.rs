@@ -236,6 +236,18 @@ fn flags_needing_a_cluster_download_or_program_are_refused() {
             "v{v} {flags:?}: {stderr}"
         );
     }
+    // A chart reference Helm would download.
+    for chart in [
+        "oci://registry.example.com/charts/app",
+        "https://example.com/app-1.0.0.tgz",
+    ] {
+        let out = stackproof(&root(), &["rel", chart]);
+        assert_eq!(out.status.code(), Some(2), "{chart}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("Error: {chart} is a remote chart; stackproof renders local charts only (download it with `helm pull` first)\n")
+        );
+    }
     // A packaged chart would be verified with GnuPG keys.
     let out = stackproof(&root(), &["rel", "split-0.1.0.tgz", "--verify"]);
     assert_eq!(out.status.code(), Some(2));
@@ -308,5 +320,28 @@ fn values_dash_reads_standard_input() {
                 String::from_utf8_lossy(&out.stderr)
             );
         }
+    }
+}
+
+/// A flag `template` does not know fails with Helm's one line (helm v3.15.3 and
+/// v4.3.1 print the same), not a usage block: scripts switching from `helm
+/// template` match on it.
+#[test]
+fn unknown_flags_fail_with_helms_line() {
+    for (flags, want) in [
+        (
+            &["--reuse-values"][..],
+            "Error: unknown flag: --reuse-values\n",
+        ),
+        (&["--bogus=1"][..], "Error: unknown flag: --bogus\n"),
+        (
+            &["-o", "json"][..],
+            "Error: unknown shorthand flag: 'o' in -o\n",
+        ),
+        (&["-xo"][..], "Error: unknown shorthand flag: 'x' in -xo\n"),
+    ] {
+        let out = stackproof(&root(), &[&["rel", "feat"][..], flags].concat());
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{flags:?}");
     }
 }

@@ -87,9 +87,14 @@ enum TemplateOnlyCommand {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match parse_args(std::env::args_os()) {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match parse_args(argv.clone()) {
         Ok(c) => c,
         Err(e) => {
+            if let Some(line) = helm_unknown_flag(&e, &argv) {
+                eprintln!("Error: {line}");
+                return 2;
+            }
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             return code;
@@ -108,6 +113,28 @@ pub fn main() -> i32 {
         Command::Helmfile(args) => helmfile::run(*args),
         Command::Template(args) => template::run(&args),
     }
+}
+
+/// Helm's one-line text for a flag `template` does not know (`unknown flag:
+/// --reuse-values`, `unknown shorthand flag: 'o' in -o`), which scripts switching
+/// from `helm template` expect, instead of clap's usage block.
+fn helm_unknown_flag(e: &clap::Error, argv: &[std::ffi::OsString]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument || argv.get(1)?.to_str()? != "template" {
+        return None;
+    }
+    let ContextValue::String(arg) = e.get(ContextKind::InvalidArg)? else {
+        return None;
+    };
+    if arg.starts_with("--") {
+        return Some(format!("unknown flag: {arg}"));
+    }
+    // A short flag may sit in a group (`-xo`): Helm names the letter and the group.
+    let letter = arg.strip_prefix('-')?.chars().next()?;
+    let group = argv.iter().skip(2).filter_map(|a| a.to_str()).find(|a| {
+        !a.starts_with("--") && a.strip_prefix('-').is_some_and(|g| g.contains(letter))
+    })?;
+    Some(format!("unknown shorthand flag: '{letter}' in {group}"))
 }
 
 #[cfg(test)]
