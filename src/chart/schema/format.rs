@@ -9,9 +9,7 @@ const HOSTNAME: &str = r"^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]{0,61}[a-zA-Z0-9]
 const UUID: &str = "^(?i)[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$";
 const JSON_POINTER: &str = "^(?:/(?:[^~/]|~0|~1)*)*$";
 const REL_JSON_POINTER: &str = "^(?:0|[1-9][0-9]*)(?:#|(?:/(?:[^~/]|~0|~1)*)*)$";
-// Go reads a `{` that starts no repetition as a literal; Rust's parser needs it
-// escaped.
-const URI_TEMPLATE: &str = r"^([^{]*(\{[^}]*\})?)*$";
+const URI_TEMPLATE: &str = "^([^{]*({[^}]*})?)*$";
 
 /// The formats gojsonschema has a checker for; any other passes.
 const KNOWN: [&str; 17] = [

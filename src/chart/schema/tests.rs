@@ -485,3 +485,55 @@ fn helm4_formats_under_draft7() {
     )
     .is_ok());
 }
+
+/// Schemas both Helm versions refuse before looking at any value, with the text
+/// helm v3.15.3 and v4.3.1 printed under the chart's name (each without the final
+/// newline every error gets).
+#[test]
+fn schemas_refused_up_front() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            r#"{"properties":{"a":{"properties":{"b":{"pattern":"(?!x)"}}}}}"#,
+            "pattern must be a valid regex",
+            "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/properties/b': 'allOf' failed\n      - at '/properties/a/properties/b/pattern': '(?!x)' is not valid regex: error parsing regexp: invalid or unsupported Perl syntax: `(?!`",
+        ),
+        (
+            r#"{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"items":{"properties":{"b":{"pattern":"["}}}}}}"#,
+            "pattern must be a valid regex",
+            "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'http://json-schema.org/draft-07/schema#'\n- at '/properties/a/items': 'anyOf' failed\n  - at '/properties/a/items/properties/b/pattern': '[' is not valid regex: error parsing regexp: missing closing ]: `[`\n  - at '/properties/a/items': got object, want array",
+        ),
+        (
+            r#"{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"a":{"items":{"pattern":"["}}}}"#,
+            "pattern must be a valid regex",
+            "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'http://json-schema.org/draft-04/schema#'\n- at '/properties/a/items': 'anyOf' failed\n  - at '/properties/a/items/pattern': '[' is not valid regex: error parsing regexp: missing closing ]: `[`\n  - at '/properties/a/items': got object, want array",
+        ),
+        (
+            r#"{"properties":{"a":{"patternProperties":{"(?!x)":{"type":"string"}}}}}"#,
+            "Invalid regex pattern '(?!x)'",
+            "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/properties/a': 'allOf' failed\n    - at '/properties/a/patternProperties': invalid propertyName '(?!x)'\n      - at '': '(?!x)' is not valid regex: error parsing regexp: invalid or unsupported Perl syntax: `(?!`",
+        ),
+    ];
+    for (schema, want3, want4) in cases {
+        assert_eq!(
+            v3(schema, r#"{"a":"foo"}"#).unwrap_err(),
+            *want3,
+            "{schema}"
+        );
+        assert_eq!(
+            v4(schema, r#"{"a":"foo"}"#).unwrap_err(),
+            *want4,
+            "{schema}"
+        );
+    }
+    // Helm 3 does not read `$defs`; Go takes `{,2}` as literal text.
+    let schema = r#"{"$defs":{"x":{"pattern":"a{2,1}"}},"properties":{"a":{"type":"string","pattern":"^a{,2}$"}}}"#;
+    assert_eq!(
+        v3(schema, r#"{"a":"foo"}"#).unwrap_err(),
+        "- a: Does not match pattern '^a{,2}$'\n"
+    );
+    assert!(v3(schema, r#"{"a":"a{,2}"}"#).is_ok());
+    assert_eq!(
+        v4(schema, r#"{"a":"foo"}"#).unwrap_err(),
+        "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n- at '': 'allOf' failed\n  - at '/$defs/x': 'allOf' failed\n    - at '/$defs/x/pattern': 'a{2,1}' is not valid regex: error parsing regexp: invalid repeat count: `{2,1}`"
+    );
+}

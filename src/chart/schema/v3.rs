@@ -137,9 +137,13 @@ fn draft_of(schema: &J) -> u32 {
 
 /// Validates `doc`; on failure, Helm 3's lines and the first failing path.
 pub(super) fn validate(schema: &J, doc: &J) -> Result<(), (String, Vec<String>)> {
+    let draft = draft_of(schema);
+    if let Some(text) = super::meta::helm3(schema, draft) {
+        return Err((text, Vec::new()));
+    }
     let mut v = V3 {
         root: schema,
-        draft: draft_of(schema),
+        draft,
         regexes: Regexes::default(),
         depth: 0,
     };

@@ -212,79 +212,11 @@ fn first_leaf(e: &Err4) -> &Err4 {
     e.causes.first().map_or(e, first_leaf)
 }
 
-/// Where a 2020-12 schema has array-form `items`, which its metaschema rejects
-/// before any value is looked at: the schema pointers of each enclosing schema.
-fn tuple_items(s: &J, at: &mut Vec<String>) -> Option<Vec<String>> {
-    let o = s.as_object()?;
-    if let Some(J::Array(_)) = o.get("items") {
-        return Some(vec![at.join("")]);
-    }
-    for (k, x) in o {
-        let kids: Vec<(String, &J)> = match (k.as_str(), x) {
-            (
-                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas",
-                J::Object(m),
-            ) => m
-                .iter()
-                .map(|(n, v)| {
-                    (
-                        format!("/{k}/{}", n.replace('~', "~0").replace('/', "~1")),
-                        v,
-                    )
-                })
-                .collect(),
-            ("allOf" | "anyOf" | "oneOf" | "prefixItems", J::Array(a)) => a
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (format!("/{k}/{i}"), v))
-                .collect(),
-            (
-                "items"
-                | "additionalProperties"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "contains"
-                | "propertyNames"
-                | "additionalItems"
-                | "unevaluatedItems"
-                | "unevaluatedProperties",
-                J::Object(_),
-            ) => vec![(format!("/{k}"), x)],
-            _ => Vec::new(),
-        };
-        for (p, v) in kids {
-            at.push(p);
-            let found = tuple_items(v, at);
-            at.pop();
-            if let Some(mut chain) = found {
-                chain.insert(0, at.join(""));
-                return Some(chain);
-            }
-        }
-    }
-    None
-}
-
 /// Validates `doc`; on failure, Helm 4's lines and the first failing path.
 pub(super) fn validate(schema: &J, doc: &J) -> Result<(), (String, Vec<String>)> {
     let draft = draft_of(schema);
-    if draft >= 2020 {
-        if let Some(chain) = tuple_items(schema, &mut Vec::new()) {
-            let mut text = String::from(
-                "\"file:///values.schema.json#\" is not valid against metaschema: jsonschema validation failed with 'https://json-schema.org/draft/2020-12/schema#'\n",
-            );
-            let items = chain.last().cloned().unwrap_or_default();
-            for (i, p) in chain.iter().enumerate() {
-                text.push_str(&format!("{}- at '{p}': 'allOf' failed\n", "  ".repeat(i)));
-            }
-            text.push_str(&format!(
-                "{}- at '{items}/items': got array, want boolean or object",
-                "  ".repeat(chain.len())
-            ));
-            return Err((text, Vec::new()));
-        }
+    if let Some(text) = super::meta::helm4(schema, draft, quote) {
+        return Err((text, Vec::new()));
     }
     let mut v = V4 {
         slots: vec![String::new(); SHARED],
