@@ -265,7 +265,16 @@ impl Dec<'_> {
             YKind::Scalar(s) => match s.value {
                 Value::Int(i, _) => i,
                 Value::Uint(u, _) if u <= i64::MAX as u64 => u as i64,
-                Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => f as i64,
+                // yaml.v2 takes any float up to MaxInt64 (as a float: 2^63), NaN and
+                // +Inf failing that test, and converts it as Go does on amd64:
+                // truncated, and MinInt64 for anything out of range (-Inf included).
+                Value::Float(f) if f <= i64::MAX as f64 => {
+                    if f >= i64::MIN as f64 && f < i64::MAX as f64 {
+                        f.trunc() as i64
+                    } else {
+                        i64::MIN
+                    }
+                }
                 _ => {
                     self.type_err(n, "int");
                     0
@@ -798,5 +807,22 @@ mod tests {
         );
         let e = decode_state(&doc).unwrap_err();
         assert_eq!(e.0[0].1, "cannot unmarshal !!str `sometim...` into bool");
+    }
+
+    #[test]
+    fn floats_into_int_fields_as_yaml_v2() {
+        let history = |f: f64| {
+            let doc = YNode::from_value(
+                &vmap! {"releases" => vec![vmap!{"name" => "a", "historyMax" => f}]},
+            );
+            decode_state(&doc).map(|s| s.releases[0].history_max)
+        };
+        assert_eq!(history(1.5), Ok(Some(1)));
+        assert_eq!(history(-1.5), Ok(Some(-1)));
+        assert_eq!(history(-1e30), Ok(Some(i64::MIN)));
+        assert_eq!(history(f64::NEG_INFINITY), Ok(Some(i64::MIN)));
+        for bad in [1e30, f64::INFINITY, f64::NAN] {
+            assert!(history(bad).is_err(), "{bad}");
+        }
     }
 }
