@@ -205,6 +205,32 @@ pub struct ReleaseSetSpec {
 
 // ---- decoding -----------------------------------------------------------------------
 
+/// The Go type of a field of a struct decoded only for its errors.
+#[derive(Clone, Copy)]
+enum Field {
+    String,
+    Strings,
+    Bool,
+    StringMap,
+}
+
+/// `event.Hook`'s YAML fields.
+const HOOK_FIELDS: &[(&str, Field)] = &[
+    ("name", Field::String),
+    ("events", Field::Strings),
+    ("command", Field::String),
+    ("kubectlApply", Field::StringMap),
+    ("args", Field::Strings),
+    ("showlogs", Field::Bool),
+];
+
+/// `state.Dependency`'s YAML fields.
+const DEPENDENCY_FIELDS: &[(&str, Field)] = &[
+    ("chart", Field::String),
+    ("version", Field::String),
+    ("alias", Field::String),
+];
+
 struct Dec<'e> {
     errs: &'e mut DecodeErrors,
 }
@@ -376,6 +402,46 @@ impl Dec<'_> {
         out
     }
 
+    /// A list of Go structs that stackproof carries along as plain values
+    /// (`[]event.Hook`, `[]state.Dependency`): each item is still decoded as
+    /// yaml.v2 decodes the struct, for its errors (unknown fields, wrong types).
+    fn struct_list(&mut self, n: &YNode, go_type: &str, fields: &[(&str, Field)]) -> Vec<Value> {
+        let items = match &n.kind {
+            YKind::Null => return Vec::new(),
+            YKind::Seq(items) => items,
+            _ => {
+                self.type_err(n, &format!("[]{go_type}"));
+                return Vec::new();
+            }
+        };
+        for item in items {
+            match &item.kind {
+                YKind::Null => {}
+                YKind::Map(entries) => {
+                    for (k, v) in entries {
+                        match fields.iter().find(|(name, _)| *name == k.text) {
+                            Some((_, Field::String)) => {
+                                let _ = self.string(v);
+                            }
+                            Some((_, Field::Strings)) => {
+                                let _ = self.strings(v);
+                            }
+                            Some((_, Field::Bool)) => {
+                                let _ = self.bool(v);
+                            }
+                            Some((_, Field::StringMap)) => {
+                                let _ = self.string_map(v);
+                            }
+                            None => self.unknown(k.line, &k.text, go_type),
+                        }
+                    }
+                }
+                _ => self.type_err(item, go_type),
+            }
+        }
+        items.iter().map(YNode::to_value).collect()
+    }
+
     fn unknown(&mut self, line: usize, key: &str, go_type: &str) {
         self.errs
             .push(line, format!("field {key} not found in type {go_type}"));
@@ -456,7 +522,7 @@ impl Dec<'_> {
                 "disableValidationOnInstall" => r.disable_validation_on_install = self.opt_bool(v),
                 "missingFileHandler" => r.missing_file_handler = self.opt_string(v),
                 "needs" => r.needs = self.strings(v),
-                "hooks" => r.hooks = self.values(v),
+                "hooks" => r.hooks = self.struct_list(v, "event.Hook", HOOK_FIELDS),
                 "name" => r.name = self.string(v),
                 "namespace" => r.namespace = self.string(v),
                 "labels" => r.labels = self.string_map(v),
@@ -474,7 +540,9 @@ impl Dec<'_> {
                 "verifyTemplate" => r.verify_template = self.opt_string(v),
                 "waitTemplate" => r.wait_template = self.opt_string(v),
                 "installedTemplate" => r.installed_template = self.opt_string(v),
-                "dependencies" => r.dependencies = self.values(v),
+                "dependencies" => {
+                    r.dependencies = self.struct_list(v, "state.Dependency", DEPENDENCY_FIELDS)
+                }
                 "jsonPatches" => r.json_patches = self.values(v),
                 "strategicMergePatches" => r.strategic_merge_patches = self.values(v),
                 "transformers" => r.transformers = self.values(v),
@@ -745,7 +813,7 @@ fn decode_state_with(d: &mut Dec<'_>, doc: &YNode) -> ReleaseSetSpec {
             "releases" => s.releases = d.releases(v),
             "apiVersions" => s.api_versions = d.strings(v),
             "kubeVersion" => s.kube_version = d.string(v),
-            "hooks" => s.hooks = d.values(v),
+            "hooks" => s.hooks = d.struct_list(v, "event.Hook", HOOK_FIELDS),
             "templates" => {
                 if let YKind::Map(ts) = &v.kind {
                     for (tk, tv) in ts {
