@@ -462,18 +462,30 @@ impl Dec<'_> {
         };
         match &n.kind {
             YKind::Null => Vec::new(),
-            YKind::Seq(items) => items
-                .iter()
-                .map(|item| match one(self, item) {
-                    Some(i) => i,
-                    None => {
-                        if !matches!(item.kind, YKind::Null) {
-                            self.type_err(item, "state.Inherit");
+            // `Inherits` unmarshals itself: a list first, and when that fails the
+            // deprecated single map, whose failure on a list is the one error left.
+            YKind::Seq(items) => {
+                let mut errs = DecodeErrors::default();
+                let mut list = Dec { errs: &mut errs };
+                let decoded: Vec<Inherit> = items
+                    .iter()
+                    .map(|item| match one(&mut list, item) {
+                        Some(i) => i,
+                        None => {
+                            if !matches!(item.kind, YKind::Null) {
+                                list.type_err(item, "state.Inherit");
+                            }
+                            Inherit::default()
                         }
-                        Inherit::default()
-                    }
-                })
-                .collect(),
+                    })
+                    .collect();
+                if errs.is_empty() {
+                    decoded
+                } else {
+                    self.type_err(n, "state.Inherit");
+                    Vec::new()
+                }
+            }
             // The deprecated single-map form (helmfile prints a warning to stderr).
             YKind::Map(_) => one(self, n).into_iter().collect(),
             _ => {
