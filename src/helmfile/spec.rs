@@ -732,7 +732,7 @@ impl Dec<'_> {
                             }
                             "selectorsInherited" => h.selectors_inherited = self.bool(v),
                             "values" => h.values = self.values(v),
-                            other => self.unknown(k.line, other, "state.SubHelmfileSpec"),
+                            other => self.unknown(k.line, other, SUB_HELMFILE_ENTRY),
                         }
                     }
                 }
@@ -743,6 +743,10 @@ impl Dec<'_> {
         out
     }
 }
+
+/// The Go type a `helmfiles:` entry written as a map is decoded into (an anonymous
+/// struct in `SubHelmfileSpec.UnmarshalYAML`), as yaml.v2 names it in errors.
+const SUB_HELMFILE_ENTRY: &str = r#"struct { Path string "yaml:\"path\""; Selectors []string "yaml:\"selectors\""; SelectorsInherited bool "yaml:\"selectorsInherited\""; Environment state.SubhelmfileEnvironmentSpec "yaml:\",inline\"" }"#;
 
 /// Problems `helmfiles:` entries have that Helmfile reports as plain errors.
 pub fn check_sub_helmfile(h: &SubHelmfileSpec) -> Result<(), String> {
