@@ -1053,7 +1053,31 @@ impl<'a> Runner<'a> {
         // in order with the same stop-at-first-error rule.
         let prepared: Vec<std::result::Result<(), ReleaseErrors>> = order
             .iter()
-            .map(|&i| self.record_values(&st, index, i))
+            .map(|&i| {
+                let values = self.record_values(&st, index, i);
+                let dir = render
+                    .then(|| {
+                        super::output::output_dir(
+                            &st,
+                            &st.spec.releases[i],
+                            &self.input.helm_template,
+                        )
+                    })
+                    .flatten();
+                // The output directory's errors come after the values' (a failed
+                // template stops helm from running like any other).
+                match (values, dir) {
+                    (values, None | Some(Ok(_))) => values,
+                    (Ok(()), Some(Err(mut errs))) => {
+                        let first = errs.remove(0);
+                        Err(ReleaseErrors { first, more: errs })
+                    }
+                    (Err(mut e), Some(Err(errs))) => {
+                        e.more.extend(errs);
+                        Err(e)
+                    }
+                }
+            })
             .collect();
         let reachable = if render {
             prepared.iter().take_while(|p| p.is_ok()).count()

@@ -244,6 +244,29 @@ pub fn release_output_dir(
     })
 }
 
+/// With `--output-dir` or `--output-dir-template`, the directory helm writes a
+/// release's files under, or the errors Helmfile collects making it: the
+/// template's, then creating the directory it did not get (`""`). Helmfile makes
+/// it for every release, after an earlier release failed too.
+pub fn output_dir(
+    st: &HelmState,
+    r: &ReleaseSpec,
+    flags: &super::app::HelmTemplateFlags,
+) -> Option<std::result::Result<String, Vec<HelmfileError>>> {
+    let out = flags.output_dir.as_deref()?;
+    Some(
+        release_output_dir(st, r, out, flags.output_dir_template.as_deref()).map_err(|e| {
+            vec![
+                e,
+                HelmfileError::new(
+                    ErrorKind::Other,
+                    "mkdir : no such file or directory".to_string(),
+                ),
+            ]
+        }),
+    )
+}
+
 /// `helm template` for one release (`TemplateReleases` + `flagsForTemplate`): the
 /// chart resolved offline, the generated values files and `--set` arguments.
 /// Pure (it only reads the stack), so the releases of a state can render in
@@ -376,37 +399,31 @@ pub(crate) fn template_release(
     let chart_error =
         |e: String| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone());
     let mut more_errors = Vec::new();
-    let (stdout, files) = match &flags.output_dir {
+    let (stdout, files) = match output_dir(st, r, flags) {
         None => (seams::render_chart(&call).map_err(chart_error), None),
-        Some(out) => {
-            match release_output_dir(st, r, out, flags.output_dir_template.as_deref()) {
-                // Helmfile goes on to create the directory it did not get, `""`,
-                // which fails too; with two errors, helm does not run.
-                Err(e) => {
-                    more_errors.push(HelmfileError::new(
-                        ErrorKind::Other,
-                        "mkdir : no such file or directory".to_string(),
-                    ));
-                    (Err(e), None)
-                }
-                Ok(dir) => match seams::render_chart_to_dir(&call, &dir) {
-                    Err(e) => (Err(chart_error(e)), None),
-                    Ok(f) => {
-                        let stdout = match f.error {
-                            Some(e) => Err(chart_error(e)),
-                            None => Ok(Arc::new(String::new())),
-                        };
-                        let files = ReleaseFiles {
-                            base: st.cwd.clone(),
-                            dir,
-                            writes: f.writes,
-                            log: f.stdout,
-                        };
-                        (stdout, Some(files))
-                    }
-                },
+        Some(dir) => match dir {
+            Err(mut errs) => {
+                let first = errs.remove(0);
+                more_errors = errs;
+                (Err(first), None)
             }
-        }
+            Ok(dir) => match seams::render_chart_to_dir(&call, &dir) {
+                Err(e) => (Err(chart_error(e)), None),
+                Ok(f) => {
+                    let stdout = match f.error {
+                        Some(e) => Err(chart_error(e)),
+                        None => Ok(Arc::new(String::new())),
+                    };
+                    let files = ReleaseFiles {
+                        base: st.cwd.clone(),
+                        dir,
+                        writes: f.writes,
+                        log: f.stdout,
+                    };
+                    (stdout, Some(files))
+                }
+            },
+        },
     };
     TemplatedRelease {
         stdout,
