@@ -2,7 +2,6 @@
 //! `--output-file-template`, a plain Go template) and the `helm template` run of a
 //! release with its chart from the offline chart sources.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::app::StackInput;
@@ -108,9 +107,9 @@ impl Object for ReleaseObj {
     }
 }
 
-/// A plain struct of string fields.
+/// A plain struct: its Go type and its fields in declaration order.
 #[derive(Debug, Clone)]
-struct Fields(&'static str, BTreeMap<&'static str, Value>);
+struct Fields(&'static str, Vec<(&'static str, Value)>);
 
 impl Object for Fields {
     fn type_name(&self) -> String {
@@ -120,14 +119,17 @@ impl Object for Fields {
         Kind::Struct
     }
     fn field(&self, name: &str) -> Option<Value> {
-        self.1.get(name).cloned()
+        self.1
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
     }
     fn fmt_v(&self, _plus: bool) -> String {
         format!(
             "{{{}}}",
             self.1
-                .values()
-                .map(crate::template::fmt::format_value)
+                .iter()
+                .map(|(_, v)| crate::template::fmt::format_value(v))
                 .collect::<Vec<_>>()
                 .join(" ")
         )
@@ -153,15 +155,15 @@ fn state_object(st: &HelmState) -> Value {
     sha.truncate(8);
     let ext = paths::ext(&st.file_path);
     let base_name = st.file_path[..st.file_path.len() - ext.len()].to_string();
+    // A type declared inside the Helmfile function that makes the data.
     Value::object(Fields(
-        "state",
-        [
+        "state.state",
+        vec![
             ("BaseName", Value::str(base_name)),
             ("Path", Value::str(st.file_path.as_str())),
             ("AbsPath", Value::str(abs)),
             ("AbsPathSHA1", Value::str(sha)),
-        ]
-        .into(),
+        ],
     ))
 }
 
@@ -171,13 +173,12 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
         .filter(|t| !t.is_empty())
         .unwrap_or("{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml");
     let data = Fields(
-        "struct",
-        [
+        "struct { State state.state; Release *state.ReleaseSpec; Environment *environment.Environment }",
+        vec![
             ("State", state_object(st)),
             ("Release", Value::object(ReleaseObj(r.clone()))),
             ("Environment", Value::object(EnvObject(st.env.clone()))),
-        ]
-        .into(),
+        ],
     );
     let host = Host::new(0);
     let registry = Registry::new();
@@ -214,13 +215,12 @@ pub fn release_output_dir(
         "{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name}}",
     );
     let data = Fields(
-        "struct",
-        [
+        "struct { OutputDir string; State state.state; Release *state.ReleaseSpec }",
+        vec![
             ("OutputDir", Value::str(output_dir)),
             ("State", state_object(st)),
             ("Release", Value::object(ReleaseObj(r.clone()))),
-        ]
-        .into(),
+        ],
     );
     let host = Host::new(0);
     let data = Value::Object(Arc::new(data));
