@@ -39,7 +39,7 @@ use stackproof::cli::helmfile::{input_from_args, HelmfileArgs};
 use stackproof::helmfile::{render_stack, StackInput, StackRender};
 
 /// Checks that must be identical (raise as conformance improves; never lower it).
-const FLOOR: usize = 562;
+const FLOOR: usize = 577;
 
 #[derive(Parser)]
 #[command(name = "helmfile")]

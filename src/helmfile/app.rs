@@ -657,6 +657,20 @@ impl<'a> Runner<'a> {
                 ..
             }
         );
+        if prepares_charts && !st.selectors.is_empty() {
+            // With selectors, the releases are selected before the charts are
+            // prepared, so a malformed selector or a broken condition is reported
+            // by the selection: bare for `list` and `write-values` (which filter
+            // the state first), as a Go slice for `template`.
+            let marked = self.mark(&mut st);
+            match self.input.command {
+                Command::Template { .. } => marked.map_err(|e| HelmfileError {
+                    message: format!("[{}]", e.message),
+                    ..e
+                })?,
+                _ => marked?,
+            };
+        }
         if prepares_charts {
             // Chart preparation evaluates every condition first and reports its
             // errors as a Go slice (`[...]`).
