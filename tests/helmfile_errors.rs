@@ -156,6 +156,20 @@ fn unmapped_chart_names_the_release_and_the_remedy() {
     "###);
 }
 
+/// helm reads such a name as flags, with an outcome that depends on the letters;
+/// stackproof refuses it (helmfile fails too, for `-a`) instead of rendering it.
+#[test]
+fn release_name_starting_with_dash_is_refused() {
+    let (code, text) = run("-f release-dash-name.yaml template");
+    assert_eq!(code, 1);
+    assert!(
+        text.starts_with("in ./release-dash-name.yaml: release name \"-a\": helm template would read a name starting with '-' as flags"),
+        "{text}"
+    );
+    // list does not run helm, and neither tool checks the name there.
+    assert_eq!(run("-f release-dash-name.yaml list"), (0, String::new()));
+}
+
 #[test]
 fn undefined_environment_is_reported() {
     let (code, text) = run("-f undefined-env.yaml -e prod template");

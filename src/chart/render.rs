@@ -610,10 +610,13 @@ fn check_release_name(helm: HelmVersion, name: &str) -> Result<(), ChartError> {
     if !name.is_empty() && name.len() <= 53 && name.split('.').all(label_ok) {
         return Ok(());
     }
-    let inner = format!(
-        "release name {}: invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53",
-        crate::template::fmt::quote(name)
-    );
+    // Helm keeps a separate message for the empty name.
+    let why = if name.is_empty() {
+        "no name provided"
+    } else {
+        "invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"
+    };
+    let inner = format!("release name {}: {why}", crate::template::fmt::quote(name));
     Err(match helm {
         HelmVersion::V3 => ChartError::new(Phase::Prepare, inner),
         HelmVersion::V4 => {
@@ -902,4 +905,37 @@ fn render_logging(
         sorted,
         print: opts.print_options(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn release_name_checks_as_helm() {
+        let msg = |name: &str| {
+            check_release_name(HelmVersion::V3, name)
+                .err()
+                .map(|e| e.message)
+        };
+        assert_eq!(msg("a.b-1"), None);
+        assert_eq!(msg(&"a".repeat(53)), None);
+        assert_eq!(
+            msg("").as_deref(),
+            Some("release name \"\": no name provided")
+        );
+        for bad in ["Upper", "a_b", "-a", "a-", "a..b", &"a".repeat(54)] {
+            assert!(
+                msg(bad).is_some_and(|m| m.contains("invalid release name, must match regex")),
+                "{bad}"
+            );
+        }
+        let v4 = check_release_name(HelmVersion::V4, "")
+            .err()
+            .map(|e| e.message);
+        assert_eq!(
+            v4.as_deref(),
+            Some("release name check failed: release name \"\": no name provided")
+        );
+    }
 }

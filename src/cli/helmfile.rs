@@ -10,8 +10,12 @@
 //! cluster connection are accepted and have no effect; those whose effect
 //! stackproof cannot reproduce offline (`template --validate`, `--args`,
 //! `--post-renderer`) are refused rather than ignored. The process
-//! environment is passed to templates (`env`, `requiredEnv`), as helmfile does, and
-//! `HELMFILE_ENVIRONMENT` is the default environment.
+//! environment is passed to templates (`env`, `requiredEnv`), as helmfile does,
+//! `HELMFILE_ENVIRONMENT` is the default environment and `HELMFILE_FILE_PATH` the
+//! default state file. `HELMFILE_V1MODE=true` and `HELMFILE_GOCCY_GOYAML=true`
+//! (helmfile 1.x's parsing and YAML library, opted into from 0.166) are refused:
+//! stackproof implements 0.166's default parsing only, and reading a stack another
+//! way than the user asked for would report on a different stack.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -26,7 +30,8 @@ use crate::helmfile::{
 /// `stackproof helmfile` flags.
 #[derive(Args, Debug)]
 pub struct HelmfileArgs {
-    /// The state file or directory (default: helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/).
+    /// The state file or directory (default: $HELMFILE_FILE_PATH if set and non-empty,
+    /// else helmfile.yaml, helmfile.yaml.gotmpl or helmfile.d/).
     #[arg(short = 'f', long = "file", global = true)]
     pub file: Option<String>,
     /// Environment name (default: $HELMFILE_ENVIRONMENT if set and non-empty, else `default`).
@@ -237,6 +242,7 @@ pub fn input_from_args(
     // chart), unless skipped.
     let skip_deps = args.skip_deps;
     check_global_flags(args)?;
+    check_runtime_switches(&env)?;
     let mut include_needs = false;
     let mut include_transitive_needs = false;
     let mut skip_needs = true;
@@ -335,7 +341,7 @@ pub fn input_from_args(
     let environment = environment_name(args.environment.as_deref(), &env);
     Ok(StackInput {
         working_dir: working_dir.to_path_buf(),
-        file: args.file.clone(),
+        file: state_file(args.file.as_deref(), &env),
         environment,
         state_values_set: args.state_values_set.clone(),
         state_values_set_string: args.state_values_set_string.clone(),
@@ -383,6 +389,35 @@ fn check_global_flags(args: &HelmfileArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Helmfile 0.166 reads these variables once at start-up to switch to 1.x
+/// behaviour (only the exact value `true` switches it on).
+fn check_runtime_switches(env: &BTreeMap<String, String>) -> Result<(), String> {
+    for (var, what) in [
+        ("HELMFILE_V1MODE", "helmfile v1 mode"),
+        ("HELMFILE_GOCCY_GOYAML", "the goccy/go-yaml YAML library"),
+    ] {
+        if env.get(var).is_some_and(|v| v == "true") {
+            return Err(format!(
+                "{var}=true is not supported by stackproof: it reads stacks as helmfile 0.166 does by default (gopkg.in/yaml.v2, v0 parsing), not with {what}; unset it or set it to false"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The state file or directory: `--file` when given and non-empty, else a
+/// non-empty `HELMFILE_FILE_PATH` (as helmfile treats an empty one as unset), else
+/// none (the default file names are searched).
+fn state_file(flag: Option<&str>, env: &BTreeMap<String, String>) -> Option<String> {
+    flag.filter(|f| !f.is_empty())
+        .or_else(|| {
+            env.get("HELMFILE_FILE_PATH")
+                .map(String::as_str)
+                .filter(|f| !f.is_empty())
+        })
+        .map(String::from)
 }
 
 /// The environment to use: `--environment` when given and non-empty, else a
@@ -569,6 +604,38 @@ mod tests {
         assert_eq!(env(&["-e", "dev", "list"], &var), "dev");
         assert_eq!(env(&["--environment=", "list"], &var), "prod");
         assert_eq!(env(&["list"], &[("HELMFILE_ENVIRONMENT", "")]), "default");
+    }
+
+    #[test]
+    fn file_flag_then_variable() {
+        let file = |argv: &[&str], vars: &[(&str, &str)]| input(argv, vars).map(|i| i.file);
+        let var = [("HELMFILE_FILE_PATH", "other.yaml")];
+        assert_eq!(file(&["list"], &[]), Ok(None));
+        assert_eq!(file(&["list"], &var), Ok(Some("other.yaml".into())));
+        assert_eq!(
+            file(&["-f", "x.yaml", "list"], &var),
+            Ok(Some("x.yaml".into()))
+        );
+        assert_eq!(
+            file(&["--file=", "list"], &var),
+            Ok(Some("other.yaml".into()))
+        );
+        assert_eq!(file(&["list"], &[("HELMFILE_FILE_PATH", "")]), Ok(None));
+    }
+
+    #[test]
+    fn v1_mode_is_refused_not_ignored() {
+        for var in ["HELMFILE_V1MODE", "HELMFILE_GOCCY_GOYAML"] {
+            let err = input(&["list"], &[(var, "true")]).err().unwrap_or_default();
+            assert!(
+                err.starts_with(&format!("{var}=true is not supported")),
+                "{err}"
+            );
+            // Only `true` switches helmfile over; anything else keeps 0.x behaviour.
+            for v in ["false", "", "1", "TRUE"] {
+                assert!(input(&["list"], &[(var, v)]).is_ok(), "{var}={v}");
+            }
+        }
     }
 
     #[test]

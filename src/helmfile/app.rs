@@ -657,6 +657,20 @@ impl<'a> Runner<'a> {
                 ..
             }
         );
+        if prepares_charts && !st.selectors.is_empty() {
+            // With selectors, the releases are selected before the charts are
+            // prepared, so a malformed selector or a broken condition is reported
+            // by the selection: bare for `list` and `write-values` (which filter
+            // the state first), as a Go slice for `template`.
+            let marked = self.mark(&mut st);
+            match self.input.command {
+                Command::Template { .. } => marked.map_err(|e| HelmfileError {
+                    message: format!("[{}]", e.message),
+                    ..e
+                })?,
+                _ => marked?,
+            };
+        }
         if prepares_charts {
             // Chart preparation evaluates every condition first and reports its
             // errors as a Go slice (`[...]`).
@@ -1053,7 +1067,31 @@ impl<'a> Runner<'a> {
         // in order with the same stop-at-first-error rule.
         let prepared: Vec<std::result::Result<(), ReleaseErrors>> = order
             .iter()
-            .map(|&i| self.record_values(&st, index, i))
+            .map(|&i| {
+                let values = self.record_values(&st, index, i);
+                let dir = render
+                    .then(|| {
+                        super::output::output_dir(
+                            &st,
+                            &st.spec.releases[i],
+                            &self.input.helm_template,
+                        )
+                    })
+                    .flatten();
+                // The output directory's errors come after the values' (a failed
+                // template stops helm from running like any other).
+                match (values, dir) {
+                    (values, None | Some(Ok(_))) => values,
+                    (Ok(()), Some(Err(mut errs))) => {
+                        let first = errs.remove(0);
+                        Err(ReleaseErrors { first, more: errs })
+                    }
+                    (Err(mut e), Some(Err(errs))) => {
+                        e.more.extend(errs);
+                        Err(e)
+                    }
+                }
+            })
             .collect();
         let reachable = if render {
             prepared.iter().take_while(|p| p.is_ok()).count()

@@ -175,6 +175,14 @@ impl Object for EnvObject {
         ])
     }
 
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&["Name", "KubeContext", "Values", "Defaults"])
+    }
+
+    fn yaml_v2_untagged_struct(&self) -> bool {
+        true
+    }
+
     fn to_json_value(&self) -> Value {
         let m = Map::new();
         m.insert("Name", Value::str(self.0.name.as_str()));
@@ -241,6 +249,14 @@ impl Object for ReleaseInfo {
             f("Chart", self.chart.clone()),
             f("KubeContext", self.kube_context.clone()),
         ])
+    }
+
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(&["Name", "Namespace", "Labels", "Chart", "KubeContext"])
+    }
+
+    fn yaml_v2_untagged_struct(&self) -> bool {
+        true
     }
 
     fn to_json_value(&self) -> Value {
@@ -332,23 +348,31 @@ impl Object for TemplateData {
         format!("{:p}", self as *const _)
     }
 
+    fn json_order(&self) -> Option<&'static [&'static str]> {
+        Some(if self.release.is_some() {
+            &[
+                "Environment",
+                "Release",
+                "Values",
+                "StateValues",
+                "KubeContext",
+                "Namespace",
+                "Chart",
+            ]
+        } else {
+            &["Environment", "Namespace", "Values", "StateValues"]
+        })
+    }
+
+    fn yaml_v2_untagged_struct(&self) -> bool {
+        true
+    }
+
     fn to_json_value(&self) -> Value {
         let m = Map::new();
-        for f in [
-            "Environment",
-            "Namespace",
-            "Values",
-            "StateValues",
-            "Release",
-            "KubeContext",
-            "Chart",
-        ] {
+        for f in self.json_order().unwrap_or_default() {
             if let Some(v) = self.field(f) {
-                let v = match v {
-                    Value::Object(o) => o.to_json_value(),
-                    other => other,
-                };
-                m.insert(f, v);
+                m.insert(*f, v);
             }
         }
         Value::Map(m)

@@ -263,8 +263,9 @@ impl Loader<'_> {
             paths::join(&[base_dir, file])
         };
         let abs = paths::resolve(cwd, &f);
+        // Helmfile reads the path as joined, relative to the state's directory.
         let content = self.renv.vfs.read_to_string(&abs).map_err(|e| {
-            HelmfileError::new(ErrorKind::File, e.to_string()).with_file(abs.clone())
+            HelmfileError::new(ErrorKind::File, e.with_path(&f).to_string()).with_file(abs.clone())
         })?;
         let st = self.load_content(
             inherited,

@@ -2,7 +2,6 @@
 //! `--output-file-template`, a plain Go template) and the `helm template` run of a
 //! release with its chart from the offline chart sources.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::app::StackInput;
@@ -108,9 +107,9 @@ impl Object for ReleaseObj {
     }
 }
 
-/// A plain struct of string fields.
+/// A plain struct: its Go type and its fields in declaration order.
 #[derive(Debug, Clone)]
-struct Fields(&'static str, BTreeMap<&'static str, Value>);
+struct Fields(&'static str, Vec<(&'static str, Value)>);
 
 impl Object for Fields {
     fn type_name(&self) -> String {
@@ -120,14 +119,17 @@ impl Object for Fields {
         Kind::Struct
     }
     fn field(&self, name: &str) -> Option<Value> {
-        self.1.get(name).cloned()
+        self.1
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
     }
     fn fmt_v(&self, _plus: bool) -> String {
         format!(
             "{{{}}}",
             self.1
-                .values()
-                .map(crate::template::fmt::format_value)
+                .iter()
+                .map(|(_, v)| crate::template::fmt::format_value(v))
                 .collect::<Vec<_>>()
                 .join(" ")
         )
@@ -153,15 +155,15 @@ fn state_object(st: &HelmState) -> Value {
     sha.truncate(8);
     let ext = paths::ext(&st.file_path);
     let base_name = st.file_path[..st.file_path.len() - ext.len()].to_string();
+    // A type declared inside the Helmfile function that makes the data.
     Value::object(Fields(
-        "state",
-        [
+        "state.state",
+        vec![
             ("BaseName", Value::str(base_name)),
             ("Path", Value::str(st.file_path.as_str())),
             ("AbsPath", Value::str(abs)),
             ("AbsPathSHA1", Value::str(sha)),
-        ]
-        .into(),
+        ],
     ))
 }
 
@@ -171,13 +173,12 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
         .filter(|t| !t.is_empty())
         .unwrap_or("{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml");
     let data = Fields(
-        "struct",
-        [
+        "struct { State state.state; Release *state.ReleaseSpec; Environment *environment.Environment }",
+        vec![
             ("State", state_object(st)),
             ("Release", Value::object(ReleaseObj(r.clone()))),
             ("Environment", Value::object(EnvObject(st.env.clone()))),
-        ]
-        .into(),
+        ],
     );
     let host = Host::new(0);
     let registry = Registry::new();
@@ -214,13 +215,12 @@ pub fn release_output_dir(
         "{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name}}",
     );
     let data = Fields(
-        "struct",
-        [
+        "struct { OutputDir string; State state.state; Release *state.ReleaseSpec }",
+        vec![
             ("OutputDir", Value::str(output_dir)),
             ("State", state_object(st)),
             ("Release", Value::object(ReleaseObj(r.clone()))),
-        ]
-        .into(),
+        ],
     );
     let host = Host::new(0);
     let data = Value::Object(Arc::new(data));
@@ -242,6 +242,29 @@ pub fn release_output_dir(
         let m = format!("executing output-dir template: {}", e.message);
         HelmfileError { message: m, ..e }
     })
+}
+
+/// With `--output-dir` or `--output-dir-template`, the directory helm writes a
+/// release's files under, or the errors Helmfile collects making it: the
+/// template's, then creating the directory it did not get (`""`). Helmfile makes
+/// it for every release, after an earlier release failed too.
+pub fn output_dir(
+    st: &HelmState,
+    r: &ReleaseSpec,
+    flags: &super::app::HelmTemplateFlags,
+) -> Option<std::result::Result<String, Vec<HelmfileError>>> {
+    let out = flags.output_dir.as_deref()?;
+    Some(
+        release_output_dir(st, r, out, flags.output_dir_template.as_deref()).map_err(|e| {
+            vec![
+                e,
+                HelmfileError::new(
+                    ErrorKind::Other,
+                    "mkdir : no such file or directory".to_string(),
+                ),
+            ]
+        }),
+    )
 }
 
 /// `helm template` for one release (`TemplateReleases` + `flagsForTemplate`): the
@@ -376,37 +399,31 @@ pub(crate) fn template_release(
     let chart_error =
         |e: String| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone());
     let mut more_errors = Vec::new();
-    let (stdout, files) = match &flags.output_dir {
+    let (stdout, files) = match output_dir(st, r, flags) {
         None => (seams::render_chart(&call).map_err(chart_error), None),
-        Some(out) => {
-            match release_output_dir(st, r, out, flags.output_dir_template.as_deref()) {
-                // Helmfile goes on to create the directory it did not get, `""`,
-                // which fails too; with two errors, helm does not run.
-                Err(e) => {
-                    more_errors.push(HelmfileError::new(
-                        ErrorKind::Other,
-                        "mkdir : no such file or directory".to_string(),
-                    ));
-                    (Err(e), None)
-                }
-                Ok(dir) => match seams::render_chart_to_dir(&call, &dir) {
-                    Err(e) => (Err(chart_error(e)), None),
-                    Ok(f) => {
-                        let stdout = match f.error {
-                            Some(e) => Err(chart_error(e)),
-                            None => Ok(Arc::new(String::new())),
-                        };
-                        let files = ReleaseFiles {
-                            base: st.cwd.clone(),
-                            dir,
-                            writes: f.writes,
-                            log: f.stdout,
-                        };
-                        (stdout, Some(files))
-                    }
-                },
+        Some(dir) => match dir {
+            Err(mut errs) => {
+                let first = errs.remove(0);
+                more_errors = errs;
+                (Err(first), None)
             }
-        }
+            Ok(dir) => match seams::render_chart_to_dir(&call, &dir) {
+                Err(e) => (Err(chart_error(e)), None),
+                Ok(f) => {
+                    let stdout = match f.error {
+                        Some(e) => Err(chart_error(e)),
+                        None => Ok(Arc::new(String::new())),
+                    };
+                    let files = ReleaseFiles {
+                        base: st.cwd.clone(),
+                        dir,
+                        writes: f.writes,
+                        log: f.stdout,
+                    };
+                    (stdout, Some(files))
+                }
+            },
+        },
     };
     TemplatedRelease {
         stdout,

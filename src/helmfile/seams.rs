@@ -352,8 +352,20 @@ fn render_release(call: &ChartCall) -> Result<crate::chart::render::Rendered, St
         seed: call.seed,
         now: call.now,
         post_renderer: call.post_renderer.clone(),
+        // helm template validates the release name Helmfile passes it.
+        release_checks: true,
         ..RenderOptions::default()
     };
+    if call.release_name.starts_with('-') {
+        // Helmfile passes the name as helm's first argument, so helm parses it as
+        // flags; what that does (an error naming the flag, a missing argument, or
+        // a render under a generated name) depends on helm's flag set, which
+        // stackproof does not model: refuse rather than render it.
+        return Err(format!(
+            "release name {}: helm template would read a name starting with '-' as flags; stackproof does not reproduce what helm then does",
+            crate::template::fmt::quote(&call.release_name)
+        ));
+    }
     render(&chart, &opts, &call.vfs).map_err(|e| format!("Error: {}", e.message))
 }
 

@@ -205,6 +205,32 @@ pub struct ReleaseSetSpec {
 
 // ---- decoding -----------------------------------------------------------------------
 
+/// The Go type of a field of a struct decoded only for its errors.
+#[derive(Clone, Copy)]
+enum Field {
+    String,
+    Strings,
+    Bool,
+    StringMap,
+}
+
+/// `event.Hook`'s YAML fields.
+const HOOK_FIELDS: &[(&str, Field)] = &[
+    ("name", Field::String),
+    ("events", Field::Strings),
+    ("command", Field::String),
+    ("kubectlApply", Field::StringMap),
+    ("args", Field::Strings),
+    ("showlogs", Field::Bool),
+];
+
+/// `state.Dependency`'s YAML fields.
+const DEPENDENCY_FIELDS: &[(&str, Field)] = &[
+    ("chart", Field::String),
+    ("version", Field::String),
+    ("alias", Field::String),
+];
+
 struct Dec<'e> {
     errs: &'e mut DecodeErrors,
 }
@@ -265,7 +291,16 @@ impl Dec<'_> {
             YKind::Scalar(s) => match s.value {
                 Value::Int(i, _) => i,
                 Value::Uint(u, _) if u <= i64::MAX as u64 => u as i64,
-                Value::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => f as i64,
+                // yaml.v2 takes any float up to MaxInt64 (as a float: 2^63), NaN and
+                // +Inf failing that test, and converts it as Go does on amd64:
+                // truncated, and MinInt64 for anything out of range (-Inf included).
+                Value::Float(f) if f <= i64::MAX as f64 => {
+                    if f >= i64::MIN as f64 && f < i64::MAX as f64 {
+                        f.trunc() as i64
+                    } else {
+                        i64::MIN
+                    }
+                }
                 _ => {
                     self.type_err(n, "int");
                     0
@@ -367,6 +402,46 @@ impl Dec<'_> {
         out
     }
 
+    /// A list of Go structs that stackproof carries along as plain values
+    /// (`[]event.Hook`, `[]state.Dependency`): each item is still decoded as
+    /// yaml.v2 decodes the struct, for its errors (unknown fields, wrong types).
+    fn struct_list(&mut self, n: &YNode, go_type: &str, fields: &[(&str, Field)]) -> Vec<Value> {
+        let items = match &n.kind {
+            YKind::Null => return Vec::new(),
+            YKind::Seq(items) => items,
+            _ => {
+                self.type_err(n, &format!("[]{go_type}"));
+                return Vec::new();
+            }
+        };
+        for item in items {
+            match &item.kind {
+                YKind::Null => {}
+                YKind::Map(entries) => {
+                    for (k, v) in entries {
+                        match fields.iter().find(|(name, _)| *name == k.text) {
+                            Some((_, Field::String)) => {
+                                let _ = self.string(v);
+                            }
+                            Some((_, Field::Strings)) => {
+                                let _ = self.strings(v);
+                            }
+                            Some((_, Field::Bool)) => {
+                                let _ = self.bool(v);
+                            }
+                            Some((_, Field::StringMap)) => {
+                                let _ = self.string_map(v);
+                            }
+                            None => self.unknown(k.line, &k.text, go_type),
+                        }
+                    }
+                }
+                _ => self.type_err(item, go_type),
+            }
+        }
+        items.iter().map(YNode::to_value).collect()
+    }
+
     fn unknown(&mut self, line: usize, key: &str, go_type: &str) {
         self.errs
             .push(line, format!("field {key} not found in type {go_type}"));
@@ -387,18 +462,30 @@ impl Dec<'_> {
         };
         match &n.kind {
             YKind::Null => Vec::new(),
-            YKind::Seq(items) => items
-                .iter()
-                .map(|item| match one(self, item) {
-                    Some(i) => i,
-                    None => {
-                        if !matches!(item.kind, YKind::Null) {
-                            self.type_err(item, "state.Inherit");
+            // `Inherits` unmarshals itself: a list first, and when that fails the
+            // deprecated single map, whose failure on a list is the one error left.
+            YKind::Seq(items) => {
+                let mut errs = DecodeErrors::default();
+                let mut list = Dec { errs: &mut errs };
+                let decoded: Vec<Inherit> = items
+                    .iter()
+                    .map(|item| match one(&mut list, item) {
+                        Some(i) => i,
+                        None => {
+                            if !matches!(item.kind, YKind::Null) {
+                                list.type_err(item, "state.Inherit");
+                            }
+                            Inherit::default()
                         }
-                        Inherit::default()
-                    }
-                })
-                .collect(),
+                    })
+                    .collect();
+                if errs.is_empty() {
+                    decoded
+                } else {
+                    self.type_err(n, "state.Inherit");
+                    Vec::new()
+                }
+            }
             // The deprecated single-map form (helmfile prints a warning to stderr).
             YKind::Map(_) => one(self, n).into_iter().collect(),
             _ => {
@@ -447,7 +534,7 @@ impl Dec<'_> {
                 "disableValidationOnInstall" => r.disable_validation_on_install = self.opt_bool(v),
                 "missingFileHandler" => r.missing_file_handler = self.opt_string(v),
                 "needs" => r.needs = self.strings(v),
-                "hooks" => r.hooks = self.values(v),
+                "hooks" => r.hooks = self.struct_list(v, "event.Hook", HOOK_FIELDS),
                 "name" => r.name = self.string(v),
                 "namespace" => r.namespace = self.string(v),
                 "labels" => r.labels = self.string_map(v),
@@ -465,7 +552,9 @@ impl Dec<'_> {
                 "verifyTemplate" => r.verify_template = self.opt_string(v),
                 "waitTemplate" => r.wait_template = self.opt_string(v),
                 "installedTemplate" => r.installed_template = self.opt_string(v),
-                "dependencies" => r.dependencies = self.values(v),
+                "dependencies" => {
+                    r.dependencies = self.struct_list(v, "state.Dependency", DEPENDENCY_FIELDS)
+                }
                 "jsonPatches" => r.json_patches = self.values(v),
                 "strategicMergePatches" => r.strategic_merge_patches = self.values(v),
                 "transformers" => r.transformers = self.values(v),
@@ -643,7 +732,7 @@ impl Dec<'_> {
                             }
                             "selectorsInherited" => h.selectors_inherited = self.bool(v),
                             "values" => h.values = self.values(v),
-                            other => self.unknown(k.line, other, "state.SubHelmfileSpec"),
+                            other => self.unknown(k.line, other, SUB_HELMFILE_ENTRY),
                         }
                     }
                 }
@@ -654,6 +743,10 @@ impl Dec<'_> {
         out
     }
 }
+
+/// The Go type a `helmfiles:` entry written as a map is decoded into (an anonymous
+/// struct in `SubHelmfileSpec.UnmarshalYAML`), as yaml.v2 names it in errors.
+const SUB_HELMFILE_ENTRY: &str = r#"struct { Path string "yaml:\"path\""; Selectors []string "yaml:\"selectors\""; SelectorsInherited bool "yaml:\"selectorsInherited\""; Environment state.SubhelmfileEnvironmentSpec "yaml:\",inline\"" }"#;
 
 /// Problems `helmfiles:` entries have that Helmfile reports as plain errors.
 pub fn check_sub_helmfile(h: &SubHelmfileSpec) -> Result<(), String> {
@@ -736,7 +829,7 @@ fn decode_state_with(d: &mut Dec<'_>, doc: &YNode) -> ReleaseSetSpec {
             "releases" => s.releases = d.releases(v),
             "apiVersions" => s.api_versions = d.strings(v),
             "kubeVersion" => s.kube_version = d.string(v),
-            "hooks" => s.hooks = d.values(v),
+            "hooks" => s.hooks = d.struct_list(v, "event.Hook", HOOK_FIELDS),
             "templates" => {
                 if let YKind::Map(ts) = &v.kind {
                     for (tk, tv) in ts {
@@ -798,5 +891,22 @@ mod tests {
         );
         let e = decode_state(&doc).unwrap_err();
         assert_eq!(e.0[0].1, "cannot unmarshal !!str `sometim...` into bool");
+    }
+
+    #[test]
+    fn floats_into_int_fields_as_yaml_v2() {
+        let history = |f: f64| {
+            let doc = YNode::from_value(
+                &vmap! {"releases" => vec![vmap!{"name" => "a", "historyMax" => f}]},
+            );
+            decode_state(&doc).map(|s| s.releases[0].history_max)
+        };
+        assert_eq!(history(1.5), Ok(Some(1)));
+        assert_eq!(history(-1.5), Ok(Some(-1)));
+        assert_eq!(history(-1e30), Ok(Some(i64::MIN)));
+        assert_eq!(history(f64::NEG_INFINITY), Ok(Some(i64::MIN)));
+        for bad in [1e30, f64::INFINITY, f64::NAN] {
+            assert!(history(bad).is_err(), "{bad}");
+        }
     }
 }

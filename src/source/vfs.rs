@@ -26,6 +26,22 @@ pub enum VfsError {
     },
 }
 
+impl VfsError {
+    /// The same error naming the file as `shown`: the path as the failing program
+    /// had it (Go's `open nope.yaml: ...` for a path relative to its directory).
+    pub fn with_path(self, shown: &str) -> VfsError {
+        match self {
+            VfsError::NotFound { .. } => VfsError::NotFound {
+                path: shown.to_string(),
+            },
+            VfsError::Io { source, .. } => VfsError::Io {
+                path: shown.to_string(),
+                source,
+            },
+        }
+    }
+}
+
 /// Read-only file access, rooted nowhere in particular: paths are used as given
 /// (absolute, or relative to the process's working directory), after lexical
 /// normalisation. Cloning is cheap. Two views are equal when their overlays are.

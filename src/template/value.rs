@@ -435,6 +435,14 @@ pub trait Object: Send + Sync {
         None
     }
 
+    /// For a struct whose fields carry no `json` or `yaml` tags (so its JSON names
+    /// are its Go field names): gopkg.in/yaml.v2 `Marshal` writes the fields of
+    /// [`Object::to_json_value`] in [`Object::json_order`] under their lowercased
+    /// names. `false` (the default): yaml.v2 sees the JSON view as a map.
+    fn yaml_v2_untagged_struct(&self) -> bool {
+        false
+    }
+
     /// The receiver of `len`, `range` and `index` when the object is map- or
     /// slice-like (Go `files` is `map[string][]byte`); `None` for plain structs.
     fn as_collection(&self) -> Option<Value> {
@@ -443,6 +451,21 @@ pub trait Object: Send + Sync {
 
     /// Support for `Any` downcasts by host code.
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// A struct object's JSON fields in declaration order (its [`Object::json_order`],
+/// unlisted keys last), or `None` when its JSON view is not a struct's fields.
+pub fn struct_json_fields(o: &dyn Object) -> Option<Vec<(String, Value)>> {
+    let order = o.json_order()?;
+    match o.to_json_value() {
+        Value::Map(m) if !m.is_nil() => {
+            let mut entries = m.entries();
+            let rank = |k: &str| order.iter().position(|f| *f == k).unwrap_or(order.len());
+            entries.sort_by_key(|(k, _)| rank(k));
+            Some(entries)
+        }
+        _ => None,
+    }
 }
 
 impl fmt::Debug for dyn Object {

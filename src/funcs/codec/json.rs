@@ -200,23 +200,21 @@ impl Encoder {
                 self.object(m.entries(), depth)?;
                 self.open_maps.pop();
             }
-            Value::Object(o) => match (o.to_json_value(), o.json_order()) {
-                // A Go struct writes its fields in declaration order, not sorted.
-                (Value::Map(m), Some(order)) if !m.is_nil() => {
-                    let mut entries = m.entries();
-                    let rank = |k: &str| order.iter().position(|f| *f == k).unwrap_or(order.len());
-                    entries.sort_by_key(|(k, _)| rank(k));
-                    self.object(entries, depth)?;
-                }
-                // An object whose JSON form is itself an object would recurse forever;
-                // Go types always bottom out, so fall back to the printed form.
-                (Value::Object(inner), _) => append_string(
-                    &mut self.out,
-                    &inner.fmt_v(false),
-                    self.escape_html,
-                    self.dialect,
-                ),
-                (jv, _) => self.value(&jv, depth)?,
+            // A Go struct writes its fields in declaration order, not sorted.
+            Value::Object(o) => match crate::template::value::struct_json_fields(o.as_ref()) {
+                Some(fields) => self.object(fields, depth)?,
+                None => match o.to_json_value() {
+                    // An object whose JSON form is itself an object would recurse
+                    // forever; Go types always bottom out, so fall back to the
+                    // printed form.
+                    Value::Object(inner) => append_string(
+                        &mut self.out,
+                        &inner.fmt_v(false),
+                        self.escape_html,
+                        self.dialect,
+                    ),
+                    jv => self.value(&jv, depth)?,
+                },
             },
         }
         Ok(())

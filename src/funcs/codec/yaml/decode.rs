@@ -151,6 +151,9 @@ pub struct GoMap {
     entries: Vec<(GoValue, GoValue)>,
     /// Present once the map has more than [`LINEAR_MAX`] entries.
     index: Option<KeyIndex>,
+    /// A Go struct's fields rather than a map: yaml.v2 writes them in declaration
+    /// (insertion) order instead of sorting the keys.
+    is_struct: bool,
 }
 
 impl GoMap {
@@ -163,7 +166,23 @@ impl GoMap {
         GoMap {
             entries: Vec::with_capacity(n),
             index: None,
+            is_struct: false,
         }
+    }
+
+    /// A struct's fields, named and ordered as the encoder should write them.
+    pub fn go_struct(fields: impl IntoIterator<Item = (String, GoValue)>) -> GoMap {
+        let mut m = GoMap::new();
+        for (k, v) in fields {
+            m.insert(GoValue::Str(k), v);
+        }
+        m.is_struct = true;
+        m
+    }
+
+    /// Whether this holds a struct's fields (see [`GoMap::go_struct`]).
+    pub fn is_struct(&self) -> bool {
+        self.is_struct
     }
 
     fn position(&self, k: &GoValue) -> Option<usize> {

@@ -6,7 +6,9 @@
 //! digit runs compared as numbers. A string is written plain only if reading it back
 //! would give the same string (the resolver says `!!str` and it is not a YAML 1.1
 //! base-60 number); strings with a newline ask for the literal block style; the
-//! emitter may still downgrade any choice.
+//! emitter may still downgrade any choice. A host struct that declares no tags
+//! (Helmfile's template data) is written as yaml.v2 walks a struct: its fields in
+//! declaration order, under their lowercased names.
 
 use std::cmp::Ordering;
 
@@ -37,7 +39,18 @@ pub fn value_to_go(v: &Value) -> GoValue {
             });
             GoValue::Map(g)
         }
-        Value::Object(o) => value_to_go(&o.to_json_value()),
+        Value::Object(o) => match o
+            .yaml_v2_untagged_struct()
+            .then(|| crate::template::value::struct_json_fields(o.as_ref()))
+            .flatten()
+        {
+            Some(fields) => GoValue::Map(GoMap::go_struct(
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.to_lowercase(), value_to_go(v))),
+            )),
+            None => value_to_go(&o.to_json_value()),
+        },
     }
 }
 
@@ -232,9 +245,11 @@ fn marshal(v: &GoValue, ev: &mut Vec<Ev>, v3: bool) {
             let mut entries: Vec<(Vec<char>, &(GoValue, GoValue))> =
                 m.iter().map(|e| (runes(&e.0), e)).collect();
             type Keyed<'a> = (Vec<char>, &'a (GoValue, GoValue));
-            sort_by_less(&mut entries, &|a: &Keyed, b: &Keyed| {
-                key_less_impl(&a.1 .0, &a.0, &b.1 .0, &b.0, v3)
-            });
+            if !m.is_struct() {
+                sort_by_less(&mut entries, &|a: &Keyed, b: &Keyed| {
+                    key_less_impl(&a.1 .0, &a.0, &b.1 .0, &b.0, v3)
+                });
+            }
             for (_, (k, v)) in entries {
                 marshal(k, ev, v3);
                 marshal(v, ev, v3);
