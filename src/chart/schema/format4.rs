@@ -281,6 +281,20 @@ fn byte_slice(s: &str, from: usize, to: usize) -> String {
     String::from_utf8_lossy(s.as_bytes().get(from..to).unwrap_or_default()).into_owned()
 }
 
+/// The `N` colon-separated numbers of `text`, read with Go's `strconv.Atoi`:
+/// `invalid` when one is not a number, `negative` when one is below zero.
+fn numbers<const N: usize>(text: &str, invalid: &str, negative: &str) -> Result<[i64; N], String> {
+    let mut out = [0i64; N];
+    for (slot, tok) in out.iter_mut().zip(text.splitn(N, ':')) {
+        let n = crate::chart::strvals::go_atoi(tok).map_err(|_| invalid.to_string())?;
+        if n < 0 {
+            return Err(negative.into());
+        }
+        *slot = n;
+    }
+    Ok(out)
+}
+
 fn time(s: &str) -> Check {
     let b = s.as_bytes();
     if b.len() < 9 {
@@ -289,15 +303,11 @@ fn time(s: &str) -> Check {
     if b[2] != b':' || b[5] != b':' {
         return Err("missing colon in correct place".into());
     }
-    let mut hms = [0i64; 3];
-    for (slot, tok) in hms.iter_mut().zip(byte_slice(s, 0, 8).splitn(3, ':')) {
-        let n = crate::chart::strvals::go_atoi(tok).map_err(|_| "invalid hour/min/sec")?;
-        if n < 0 {
-            return Err("non-positive hour/min/sec".into());
-        }
-        *slot = n;
-    }
-    let [mut h, mut m, sec] = hms;
+    let [mut h, mut m, sec] = numbers::<3>(
+        &byte_slice(s, 0, 8),
+        "invalid hour/min/sec",
+        "non-positive hour/min/sec",
+    )?;
     if h > 23 || m > 59 || sec > 60 {
         return Err("hour/min/sec out of range".into());
     }
@@ -322,17 +332,11 @@ fn time(s: &str) -> Check {
         if off[2] != b':' {
             return Err("missing colon in offset in correct place".into());
         }
-        let mut zhm = [0i64; 2];
-        let text = String::from_utf8_lossy(off);
-        for (slot, tok) in zhm.iter_mut().zip(text.splitn(2, ':')) {
-            let n =
-                crate::chart::strvals::go_atoi(tok).map_err(|_| "invalid hour/min in offset")?;
-            if n < 0 {
-                return Err("non-positive hour/min in offset".into());
-            }
-            *slot = n;
-        }
-        let [zh, zm] = zhm;
+        let [zh, zm] = numbers::<2>(
+            &String::from_utf8_lossy(off),
+            "invalid hour/min in offset",
+            "non-positive hour/min in offset",
+        )?;
         if zh > 23 || zm > 59 {
             return Err("hour/min in offset out of range".into());
         }
