@@ -756,7 +756,10 @@ fn render_logging(
                     "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
                 ),
             );
-            err.location = locate::schema_violation(&values_candidates(opts, &root, vfs), &path);
+            // A schema Helm refuses outright has no value to point at.
+            err.location = path.and_then(|path| {
+                locate::schema_violation(&values_candidates(opts, &root, vfs), &path)
+            });
             return Err(err);
         }
         // Helm downloads a schema's remote `$ref`s; stackproof reads nothing over the

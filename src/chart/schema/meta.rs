@@ -4,9 +4,10 @@
 //! library (gojsonschema) while it reads the schema, with one line; Helm 4's
 //! (santhosh-tekuri/jsonschema) by validating the schema against its draft's
 //! metaschema, printed as a tree. A chart author editing a schema meets these
-//! first, so stackproof reports them as Helm does rather than validating with a
-//! schema Helm would not use. Covered: regexes Go cannot compile (`pattern`, and
-//! the names of `patternProperties`) and, under 2020-12, array-form `items`.
+//! first, so stackproof reports them as Helm does (with no value to point at)
+//! rather than validating with a schema Helm would not use. Covered: regexes Go
+//! cannot compile (`pattern`, and the names of `patternProperties`) and, under
+//! 2020-12, array-form `items`.
 
 use serde_json::Value as J;
 

@@ -173,13 +173,23 @@ fn validate_one_at(
     helm: HelmVersion,
     values: &Map,
     schema: &[u8],
-) -> Result<(), (String, Vec<String>)> {
-    let schema: J = serde_json::from_slice(schema).map_err(|e| (e.to_string(), Vec::new()))?;
+) -> Result<(), (String, Option<Vec<String>>)> {
+    // A schema that is not JSON, or that Helm refuses as a schema, fails before
+    // any value is looked at: there is no value to point at.
+    let schema: J = serde_json::from_slice(schema).map_err(|e| (e.to_string(), None))?;
+    let refused = match helm {
+        HelmVersion::V3 => meta::helm3(&schema, v3::draft_of(&schema)),
+        HelmVersion::V4 => meta::helm4(&schema, v4::draft_of(&schema), v4::quote),
+    };
+    if let Some(text) = refused {
+        return Err((text, None));
+    }
     let doc = to_json(&Value::Map(values.clone()));
     match helm {
         HelmVersion::V3 => v3::validate(&schema, &doc),
         HelmVersion::V4 => v4::validate(&schema, &doc),
     }
+    .map_err(|(text, path)| (text, Some(path)))
 }
 
 /// `ValidateAgainstSchema` over the render tree.
@@ -231,9 +241,10 @@ pub fn validate_tree_at(
     helm: HelmVersion,
     node: &Node,
     values: &Map,
-) -> Result<(), (String, Vec<String>)> {
+) -> Result<(), (String, Option<Vec<String>>)> {
     let mut sb = String::new();
-    let mut first: Option<Vec<String>> = None;
+    // The first failure's value path; `Some(None)` when it was the schema itself.
+    let mut first: Option<Option<Vec<String>>> = None;
     if let Some(s) = &node.chart.schema {
         if let Err((e, path)) = validate_one_at(helm, values, s) {
             sb.push_str(&format!("{}:\n{e}", node.name));
@@ -248,15 +259,17 @@ pub fn validate_tree_at(
         if let Err((e, path)) = validate_tree_at(helm, sub, &sv) {
             sb.push_str(&e);
             first.get_or_insert_with(|| {
-                let mut p = vec![sub.name.clone()];
-                p.extend(path);
-                p
+                path.map(|path| {
+                    let mut p = vec![sub.name.clone()];
+                    p.extend(path);
+                    p
+                })
             });
         }
     }
     if sb.is_empty() {
         Ok(())
     } else {
-        Err((sb, first.unwrap_or_default()))
+        Err((sb, first.flatten()))
     }
 }

@@ -122,7 +122,7 @@ fn write_go_json(v: &J, out: &mut String) {
     }
 }
 
-fn draft_of(schema: &J) -> u32 {
+pub(super) fn draft_of(schema: &J) -> u32 {
     let Some(s) = schema.get("$schema").and_then(J::as_str) else {
         return HYBRID;
     };
@@ -138,9 +138,6 @@ fn draft_of(schema: &J) -> u32 {
 /// Validates `doc`; on failure, Helm 3's lines and the first failing path.
 pub(super) fn validate(schema: &J, doc: &J) -> Result<(), (String, Vec<String>)> {
     let draft = draft_of(schema);
-    if let Some(text) = super::meta::helm3(schema, draft) {
-        return Err((text, Vec::new()));
-    }
     let mut v = V3 {
         root: schema,
         draft,
