@@ -184,26 +184,39 @@ fn parse_host(scheme: &str, host: &str, go: GoUrl) -> Result<String, String> {
         return parse_host_go125(scheme, host);
     }
     if host.starts_with('[') {
-        let Some(i) = host.rfind(']') else {
-            return Err("missing ']' in host".to_string());
-        };
-        let colon_port = &host[i + 1..];
-        if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
-        }
-        if let Some(zone) = host[..i].find("%25") {
-            let h1 = unescape(&host[..zone], Mode::Host)?;
-            let h2 = unescape(&host[zone..i], Mode::Zone)?;
-            let h3 = unescape(&host[i..], Mode::Host)?;
-            return Ok(h1 + &h2 + &h3);
-        }
-    } else if let Some(i) = host.rfind(':') {
-        let colon_port = &host[i..];
-        if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
-        }
+        let (name, port) = bracketed(host)?;
+        return Ok(format!("[{name}]{port}"));
+    }
+    if let Some(i) = host.rfind(':') {
+        check_port(&host[i..])?;
     }
     unescape(host, Mode::Host)
+}
+
+fn check_port(colon_port: &str) -> Result<(), String> {
+    if valid_optional_port(colon_port) {
+        Ok(())
+    } else {
+        Err(format!("invalid port {} after host", go_quote(colon_port)))
+    }
+}
+
+/// A host that opens with `[`: what the brackets hold, unescaped (a `%25` starts
+/// a zone, which has its own escaping rules), and the `:port` after them.
+fn bracketed(host: &str) -> Result<(String, String), String> {
+    let Some(close) = host.rfind(']') else {
+        return Err("missing ']' in host".to_string());
+    };
+    let colon_port = &host[close + 1..];
+    check_port(colon_port)?;
+    let inner = &host[1..close];
+    let name = match inner.find("%25") {
+        Some(zone) => {
+            unescape(&inner[..zone], Mode::Host)? + &unescape(&inner[zone..], Mode::Zone)?
+        }
+        None => unescape(inner, Mode::Host)?,
+    };
+    Ok((name, unescape(colon_port, Mode::Host)?))
 }
 
 fn parse_host_go125(scheme: &str, host: &str) -> Result<String, String> {
@@ -215,31 +228,14 @@ fn parse_host_go125(scheme: &str, host: &str) -> Result<String, String> {
                 Some(last) if !matches!(scheme, "http" | "https") => last,
                 _ => first,
             };
-            let colon_port = &host[i..];
-            if !valid_optional_port(colon_port) {
-                return Err(format!("invalid port {} after host", go_quote(colon_port)));
-            }
+            check_port(&host[i..])?;
         }
         return unescape(host, Mode::Host);
     };
     if open != 0 {
         return Err("invalid IP-literal".to_string());
     }
-    let Some(close) = host.rfind(']') else {
-        return Err("missing ']' in host".to_string());
-    };
-    let colon_port = &host[close + 1..];
-    if !valid_optional_port(colon_port) {
-        return Err(format!("invalid port {} after host", go_quote(colon_port)));
-    }
-    let port = unescape(colon_port, Mode::Host)?;
-    let inner = &host[1..close];
-    let name = match inner.find("%25") {
-        Some(zone) => {
-            unescape(&inner[..zone], Mode::Host)? + &unescape(&inner[zone..], Mode::Zone)?
-        }
-        None => unescape(inner, Mode::Host)?,
-    };
+    let (name, port) = bracketed(host)?;
     let addr = super::netip::parse_addr(&name).map_err(|e| format!("invalid host: {e}"))?;
     if addr.is4 {
         return Err("invalid IP-literal".to_string());
