@@ -11,6 +11,7 @@
 
 use serde_json::Value as J;
 
+use super::v4::quote;
 use crate::funcs::regex::GoRegex;
 
 /// One refused spot, with the schema nodes above it (root first).
@@ -233,7 +234,7 @@ impl Node {
 /// schema. From 2019-09 on the metaschema is an `allOf` of vocabularies, so each
 /// schema node on the way down fails as an `allOf`; before, only an object-form
 /// `items` adds a level (its `anyOf` with the array form).
-pub(super) fn helm4(schema: &J, draft: u32, quote: fn(&str) -> String) -> Option<String> {
+pub(super) fn helm4(schema: &J, draft: u32) -> Option<String> {
     let found = problems(schema, draft, false);
     if found.is_empty() {
         return None;

@@ -179,7 +179,7 @@ fn validate_one_at(
     let schema: J = serde_json::from_slice(schema).map_err(|e| (e.to_string(), None))?;
     let refused = match helm {
         HelmVersion::V3 => meta::helm3(&schema, v3::draft_of(&schema)),
-        HelmVersion::V4 => meta::helm4(&schema, v4::draft_of(&schema), v4::quote),
+        HelmVersion::V4 => meta::helm4(&schema, v4::draft_of(&schema)),
     };
     if let Some(text) = refused {
         return Err((text, None));
