@@ -23,7 +23,9 @@ use crate::template::{Map, Value};
 
 mod format;
 mod format4;
-mod meta;
+mod load;
+mod metaschema;
+mod parse3;
 mod v3;
 mod v4;
 
@@ -77,9 +79,13 @@ fn resolve<'a>(root: &'a J, r: &str) -> Option<&'a J> {
     }
     let mut cur = root;
     for part in frag.trim_start_matches('/').split('/') {
-        let part = part.replace("~1", "/").replace("~0", "~");
+        let part = if part.contains('~') {
+            std::borrow::Cow::Owned(part.replace("~1", "/").replace("~0", "~"))
+        } else {
+            std::borrow::Cow::Borrowed(part)
+        };
         cur = match cur {
-            J::Object(o) => o.get(&part)?,
+            J::Object(o) => o.get(part.as_ref())?,
             J::Array(a) => a.get(part.parse::<usize>().ok()?)?,
             _ => return None,
         };
@@ -176,10 +182,10 @@ fn validate_one_at(
 ) -> Result<(), (String, Option<Vec<String>>)> {
     // A schema that is not JSON, or that Helm refuses as a schema, fails before
     // any value is looked at: there is no value to point at.
-    let schema: J = serde_json::from_slice(schema).map_err(|e| (e.to_string(), None))?;
+    let schema = load::decode(helm, schema).map_err(|e| (e, None))?;
     let refused = match helm {
-        HelmVersion::V3 => meta::helm3(&schema, v3::draft_of(&schema)),
-        HelmVersion::V4 => meta::helm4(&schema, v4::draft_of(&schema)),
+        HelmVersion::V3 => parse3::refusal(&schema),
+        HelmVersion::V4 => v4::against_metaschema(&schema),
     };
     if let Some(text) = refused {
         return Err((text, None));

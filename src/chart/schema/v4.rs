@@ -29,18 +29,18 @@ struct Err4 {
     causes: Vec<Err4>,
 }
 
-fn err(loc: &[String], text: String) -> Err4 {
+fn err(loc: &Loc<'_>, text: String) -> Err4 {
     Err4 {
-        loc: loc.to_vec(),
+        loc: loc.path(),
         aliased: false,
         kind: Kind::Text(text),
         causes: Vec::new(),
     }
 }
 
-fn with(loc: &[String], text: &str, causes: Vec<Err4>) -> Err4 {
+fn with(loc: &Loc<'_>, text: &str, causes: Vec<Err4>) -> Err4 {
     Err4 {
-        loc: loc.to_vec(),
+        loc: loc.path(),
         aliased: false,
         kind: Kind::Text(text.to_string()),
         causes,
@@ -50,6 +50,109 @@ fn with(loc: &[String], text: &str, causes: Vec<Err4>) -> Err4 {
 /// Capacity of the library's instance-path buffer: locations up to this deep are
 /// all slices of one shared array.
 const SHARED: usize = 8;
+
+/// A schema object and which keywords it holds. A node is asked for some forty
+/// keywords and holds a few; one pass over its keys saves a map lookup for each
+/// absent one (checking a schema against its metaschema asks eight nodes per
+/// schema node).
+struct Kw<'a> {
+    map: &'a serde_json::Map<String, J>,
+    mask: u64,
+}
+
+/// The bit of a keyword the validator reads, or 0 for one it does not know.
+fn keyword_bit(k: &str) -> u64 {
+    let i = match k {
+        "type" => 0,
+        "const" => 1,
+        "enum" => 2,
+        "format" => 3,
+        "$ref" => 4,
+        "minProperties" => 5,
+        "maxProperties" => 6,
+        "required" => 7,
+        "dependencies" => 8,
+        "properties" => 9,
+        "patternProperties" => 10,
+        "additionalProperties" => 11,
+        "propertyNames" => 12,
+        "dependentSchemas" => 13,
+        "dependentRequired" => 14,
+        "minItems" => 15,
+        "maxItems" => 16,
+        "uniqueItems" => 17,
+        "items" => 18,
+        "additionalItems" => 19,
+        "prefixItems" => 20,
+        "contains" => 21,
+        "minContains" => 22,
+        "maxContains" => 23,
+        "minLength" => 24,
+        "maxLength" => 25,
+        "pattern" => 26,
+        "multipleOf" => 27,
+        "minimum" => 28,
+        "maximum" => 29,
+        "exclusiveMinimum" => 30,
+        "exclusiveMaximum" => 31,
+        "not" => 32,
+        "allOf" => 33,
+        "anyOf" => 34,
+        "oneOf" => 35,
+        "if" => 36,
+        "then" => 37,
+        "else" => 38,
+        "unevaluatedItems" => 39,
+        "unevaluatedProperties" => 40,
+        _ => return 0,
+    };
+    1 << i
+}
+
+impl<'a> Kw<'a> {
+    fn new(map: &'a serde_json::Map<String, J>) -> Kw<'a> {
+        let mask = map.keys().fold(0, |m, k| m | keyword_bit(k));
+        Kw { map, mask }
+    }
+
+    fn get(&self, k: &str) -> Option<&'a J> {
+        let bit = keyword_bit(k);
+        if bit != 0 && self.mask & bit == 0 {
+            return None;
+        }
+        self.map.get(k)
+    }
+}
+
+/// Where a value stands in the document, as a chain through its parents:
+/// walking a schema builds one per value visited, and only a failure turns it
+/// into a path ([`Loc::path`]).
+#[derive(Clone, Copy)]
+struct Loc<'a> {
+    parent: Option<&'a Loc<'a>>,
+    key: &'a str,
+    depth: usize,
+}
+
+impl Loc<'_> {
+    const ROOT: Loc<'static> = Loc {
+        parent: None,
+        key: "",
+        depth: 0,
+    };
+
+    fn path(self) -> Vec<String> {
+        let mut out = vec![String::new(); self.depth];
+        let mut at = Some(&self);
+        while let Some(l) = at {
+            if l.depth > 0 {
+                out[l.depth - 1] = l.key.to_string();
+            }
+            at = l.parent;
+        }
+        out
+    }
+}
 
 /// Go's `%q` with single quotes, as santhosh-tekuri quotes names and strings.
 pub(super) fn quote(s: &str) -> String {
@@ -84,13 +187,7 @@ fn display(v: &J) -> String {
 
 /// An integer as golang.org/x/text's English printer shows `%d` (grouped).
 /// The `min…`/`max…` pair of a count (properties, items, characters).
-fn count_bounds(
-    s: &serde_json::Map<String, J>,
-    n: u64,
-    [min, max]: [&str; 2],
-    loc: &[String],
-    errs: &mut Vec<Err4>,
-) {
+fn count_bounds(s: &Kw<'_>, n: u64, [min, max]: [&str; 2], loc: &Loc<'_>, errs: &mut Vec<Err4>) {
     if let Some(m) = count(s.get(min)).filter(|m| n < *m) {
         errs.push(err(
             loc,
@@ -185,6 +282,13 @@ struct V4<'a> {
     draft: u32,
     regexes: Regexes,
     depth: usize,
+    /// Whether `format` fails a value: for values, in drafts before 2019-09; for a
+    /// schema checked against its metaschema, always (so a `pattern` Go cannot
+    /// compile fails the metaschema's `format: regex` in every draft).
+    assert_format: bool,
+    /// Each `$ref` resolved once, by the address of its text: checking a schema
+    /// against a metaschema follows the same few references for every node.
+    targets: std::collections::HashMap<usize, Option<&'a J>>,
 }
 
 fn render(e: &Err4, indent: usize, slots: &[String], out: &mut String) {
@@ -221,8 +325,10 @@ pub(super) fn validate(schema: &J, doc: &J) -> Result<(), (String, Vec<String>)>
         draft,
         regexes: Regexes::default(),
         depth: 0,
+        assert_format: draft < 2019,
+        targets: Default::default(),
     };
-    let Some(e) = v.val(schema, doc, &[]) else {
+    let Some(e) = v.val(schema, doc, &Loc::ROOT) else {
         return Ok(());
     };
     let path = first_leaf(&e).loc.clone();
@@ -237,42 +343,179 @@ pub(super) fn validate(schema: &J, doc: &J) -> Result<(), (String, Vec<String>)>
     Err((text, path))
 }
 
+/// Helm 4's refusal of `schema` as a schema of its draft, or `None`: its
+/// failures against the draft's metaschema; else a local `$ref` that points at
+/// nothing, or at a value that is not where a subschema stands and that the
+/// metaschema refuses (the library checks such a target when it compiles it).
+pub(super) fn against_metaschema(schema: &J) -> Option<String> {
+    let draft = draft_of(schema);
+    if let Some(e) = metaschema_failure(schema, draft, "") {
+        return Some(e);
+    }
+    fn has_ref(v: &J) -> bool {
+        match v {
+            J::Object(o) => o.contains_key("$ref") || o.values().any(has_ref),
+            J::Array(a) => a.iter().any(has_ref),
+            _ => false,
+        }
+    }
+    if !has_ref(schema) {
+        return None;
+    }
+    let mut subschemas = std::collections::HashSet::new();
+    let mut refs = Vec::new();
+    subschemas_of(schema, String::new(), &mut subschemas, &mut refs);
+    for r in refs {
+        let Some(ptr) = r.strip_prefix('#').filter(|p| p.starts_with('/')) else {
+            continue;
+        };
+        let Some(target) = resolve(schema, &r) else {
+            return Some(format!(
+                "json-pointer in \"file:///values.schema.json#{ptr}\" not found"
+            ));
+        };
+        if !subschemas.contains(ptr) {
+            if let Some(e) = metaschema_failure(target, draft, ptr) {
+                return Some(e);
+            }
+        }
+    }
+    None
+}
+
+/// The failures of `doc` (the schema at pointer `at`) against the metaschema of
+/// `draft`, under the line naming both.
+fn metaschema_failure(doc: &J, draft: u32, at: &str) -> Option<String> {
+    let meta = super::metaschema::bundle(draft);
+    let mut v = V4 {
+        slots: vec![String::new(); SHARED],
+        root: meta,
+        draft,
+        regexes: Regexes::default(),
+        depth: 0,
+        assert_format: true,
+        targets: Default::default(),
+    };
+    let e = v.val(meta, doc, &Loc::ROOT)?;
+    let top = match e.kind {
+        Kind::Group => e.causes,
+        _ => vec![e],
+    };
+    let mut text = format!(
+        "\"file:///values.schema.json#{at}\" is not valid against metaschema: jsonschema validation failed with '{}'\n",
+        super::metaschema::url(draft)
+    );
+    for c in &top {
+        render(c, 0, &v.slots, &mut text);
+    }
+    // The newline every error gets ends the last line.
+    text.pop();
+    Some(text)
+}
+
+/// The pointers of every subschema under `s` (at `ptr`), and the `$ref`s they
+/// hold, in document order.
+fn subschemas_of(
+    s: &J,
+    ptr: String,
+    out: &mut std::collections::HashSet<String>,
+    refs: &mut Vec<String>,
+) {
+    let J::Object(o) = s else {
+        out.insert(ptr);
+        return;
+    };
+    if let Some(J::String(r)) = o.get("$ref") {
+        refs.push(r.clone());
+    }
+    let esc = |k: &str| k.replace('~', "~0").replace('/', "~1");
+    for (k, v) in o {
+        let here = format!("{ptr}/{}", esc(k));
+        match (k.as_str(), v) {
+            (
+                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas",
+                J::Object(m),
+            ) => {
+                for (name, sub) in m {
+                    subschemas_of(sub, format!("{here}/{}", esc(name)), out, refs);
+                }
+            }
+            ("dependencies", J::Object(m)) => {
+                for (name, sub) in m.iter().filter(|(_, x)| !x.is_array()) {
+                    subschemas_of(sub, format!("{here}/{}", esc(name)), out, refs);
+                }
+            }
+            ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", J::Array(a)) => {
+                for (i, sub) in a.iter().enumerate() {
+                    subschemas_of(sub, format!("{here}/{i}"), out, refs);
+                }
+            }
+            (
+                "items"
+                | "additionalItems"
+                | "additionalProperties"
+                | "contains"
+                | "propertyNames"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "unevaluatedItems"
+                | "unevaluatedProperties"
+                | "contentSchema",
+                sub @ (J::Object(_) | J::Bool(_)),
+            ) => subschemas_of(sub, here, out, refs),
+            _ => {}
+        }
+    }
+    out.insert(ptr);
+}
+
 impl V4<'_> {
     /// The location of a child value. The library appends the token to its
     /// parent's path buffer in place while the buffer has room, so siblings and
     /// cousins overwrite each other's slots; errors copy the path, except
     /// `propertyNames`' which keeps the buffer and so shows whatever was written
     /// there last. Recorded here for those.
-    fn at(&mut self, loc: &[String], k: &str) -> Vec<String> {
-        if let Some(slot) = self.slots.get_mut(loc.len()) {
-            *slot = k.to_string();
+    fn at<'a>(&mut self, loc: &'a Loc<'a>, k: &'a str) -> Loc<'a> {
+        if let Some(slot) = self.slots.get_mut(loc.depth) {
+            slot.clear();
+            slot.push_str(k);
         }
-        let mut p = loc.to_vec();
-        p.push(k.to_string());
-        p
+        Loc {
+            parent: Some(loc),
+            key: k,
+            depth: loc.depth + 1,
+        }
     }
 
-    fn val_at(&mut self, schema: &J, v: &J, loc: &[String], k: &str) -> Option<Err4> {
+    fn val_at(&mut self, schema: &J, v: &J, loc: &Loc<'_>, k: &str) -> Option<Err4> {
         let l = self.at(loc, k);
         self.val(schema, v, &l)
     }
 
-    fn val(&mut self, schema: &J, v: &J, loc: &[String]) -> Option<Err4> {
+    fn val(&mut self, schema: &J, v: &J, loc: &Loc<'_>) -> Option<Err4> {
         let s = match schema {
             J::Bool(true) => return None,
             J::Bool(false) => return Some(err(loc, "false schema".into())),
-            J::Object(o) => o,
+            J::Object(o) => Kw::new(o),
             _ => return None,
         };
+        let s = &s;
         if self.depth > 64 {
             return None;
         }
-        let types: Vec<&str> = match s.get("type") {
-            Some(J::String(t)) => vec![t.as_str()],
-            Some(J::Array(a)) => a.iter().filter_map(J::as_str).collect(),
-            _ => Vec::new(),
+        let has_type = |t: &str| match s.get("type") {
+            Some(J::String(x)) => x == t,
+            Some(J::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
+            _ => false,
         };
-        if !types.is_empty() {
+        let typed = match s.get("type") {
+            Some(J::String(_)) => true,
+            Some(J::Array(a)) => a.iter().any(J::is_string),
+            _ => false,
+        };
+        if typed {
             let got = match v {
                 J::Null => "null",
                 J::Bool(_) => "boolean",
@@ -281,14 +524,13 @@ impl V4<'_> {
                 J::Array(_) => "array",
                 J::Object(_) => "object",
             };
-            let ok = types.contains(&got)
-                || (types.contains(&"integer") && super::type_of(v) == "integer");
+            let ok = has_type(got) || (has_type("integer") && super::type_of(v) == "integer");
             if !ok {
                 let want: Vec<&str> = [
                     "null", "boolean", "number", "integer", "string", "array", "object",
                 ]
                 .into_iter()
-                .filter(|t| types.contains(t))
+                .filter(|t| has_type(t))
                 .collect();
                 return Some(err(loc, format!("got {got}, want {}", want.join(" or "))));
             }
@@ -317,9 +559,10 @@ impl V4<'_> {
                 return Some(err(loc, msg));
             }
         }
-        // Drafts before 2019-09 make `format` an assertion; a failure ends this
-        // schema's checks, as `type`, `const` and `enum` do.
-        if let (true, Some(J::String(f)), J::String(text)) = (self.draft < 2019, s.get("format"), v)
+        // A format failure ends this schema's checks, as `type`, `const` and
+        // `enum` do.
+        if let (true, Some(J::String(f)), J::String(text)) =
+            (self.assert_format, s.get("format"), v)
         {
             if let Err(why) = super::format4::check(f, text) {
                 return Some(err(loc, format!("{} is not valid {f}: {why}", quote(text))));
@@ -327,12 +570,17 @@ impl V4<'_> {
         }
         let mut errs = Vec::new();
         if let Some(J::String(rf)) = s.get("$ref") {
-            if let Some(target) = resolve(self.root, rf) {
+            let root = self.root;
+            let target = *self
+                .targets
+                .entry(rf as *const String as usize)
+                .or_insert_with(|| resolve(root, rf));
+            if let Some(target) = target {
                 self.depth += 1;
                 let e = self.val(target, v, loc);
                 self.depth -= 1;
                 let wrapped = e.map(|e| Err4 {
-                    loc: loc.to_vec(),
+                    loc: loc.path(),
                     aliased: false,
                     kind: Kind::Ref,
                     causes: match e.kind {
@@ -358,7 +606,7 @@ impl V4<'_> {
             0 => None,
             1 => errs.pop(),
             _ => Some(Err4 {
-                loc: loc.to_vec(),
+                loc: loc.path(),
                 aliased: false,
                 kind: Kind::Group,
                 causes: errs,
@@ -368,9 +616,9 @@ impl V4<'_> {
 
     fn object(
         &mut self,
-        s: &serde_json::Map<String, J>,
+        s: &Kw<'_>,
         o: &serde_json::Map<String, J>,
-        loc: &[String],
+        loc: &Loc<'_>,
         errs: &mut Vec<Err4>,
     ) {
         let n = o.len() as u64;
@@ -455,7 +703,7 @@ impl V4<'_> {
             for k in o.keys() {
                 // The name is validated as a document of its own: every location
                 // in the failure is the root.
-                if let Some(e) = self.val(names, &J::String(k.clone()), &[]) {
+                if let Some(e) = self.val(names, &J::String(k.clone()), &Loc::ROOT) {
                     let causes = match e.kind {
                         Kind::Group => e.causes,
                         _ => vec![e],
@@ -486,13 +734,7 @@ impl V4<'_> {
         }
     }
 
-    fn array(
-        &mut self,
-        s: &serde_json::Map<String, J>,
-        a: &[J],
-        loc: &[String],
-        errs: &mut Vec<Err4>,
-    ) {
+    fn array(&mut self, s: &Kw<'_>, a: &[J], loc: &Loc<'_>, errs: &mut Vec<Err4>) {
         let n = a.len() as u64;
         count_bounds(s, n, ["minItems", "maxItems"], loc, errs);
         if s.get("uniqueItems") == Some(&J::Bool(true)) {
@@ -607,13 +849,7 @@ impl V4<'_> {
         }
     }
 
-    fn string(
-        &mut self,
-        s: &serde_json::Map<String, J>,
-        t: &str,
-        loc: &[String],
-        errs: &mut Vec<Err4>,
-    ) {
+    fn string(&mut self, s: &Kw<'_>, t: &str, loc: &Loc<'_>, errs: &mut Vec<Err4>) {
         let len = t.chars().count() as u64;
         count_bounds(s, len, ["minLength", "maxLength"], loc, errs);
         if let Some(J::String(p)) = s.get("pattern") {
@@ -626,13 +862,7 @@ impl V4<'_> {
         }
     }
 
-    fn number(
-        &mut self,
-        s: &serde_json::Map<String, J>,
-        n: &serde_json::Number,
-        loc: &[String],
-        errs: &mut Vec<Err4>,
-    ) {
+    fn number(&mut self, s: &Kw<'_>, n: &serde_json::Number, loc: &Loc<'_>, errs: &mut Vec<Err4>) {
         let x = n.as_f64().unwrap_or(0.0);
         let plain = |k: &str| s.get(k).and_then(J::as_f64);
         // Draft-04's boolean `exclusiveMinimum` makes `minimum` exclusive.
@@ -678,13 +908,7 @@ impl V4<'_> {
         }
     }
 
-    fn conditions(
-        &mut self,
-        s: &serde_json::Map<String, J>,
-        v: &J,
-        loc: &[String],
-        errs: &mut Vec<Err4>,
-    ) {
+    fn conditions(&mut self, s: &Kw<'_>, v: &J, loc: &Loc<'_>, errs: &mut Vec<Err4>) {
         if let Some(not) = s.get("not") {
             if self.val(not, v, loc).is_none() {
                 errs.push(err(loc, "'not' failed".into()));
