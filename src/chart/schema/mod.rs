@@ -227,7 +227,12 @@ pub fn remote_refs_tree(node: &Node) -> Vec<(String, String)> {
         }
     }
     let mut out = Vec::new();
-    if let Some(s) = &node.chart.schema {
+    // Most schemas refer to nothing at all; those are not decoded a second time
+    // (a key can only be `$ref` if the text holds `$ref`, or escapes its `$`).
+    let may_refer = |s: &[u8]| {
+        memchr::memmem::find(s, b"$ref").is_some() || memchr::memmem::find(s, b"\\u0024").is_some()
+    };
+    if let Some(s) = node.chart.schema.as_ref().filter(|s| may_refer(s)) {
         if let Ok(schema) = serde_json::from_slice::<J>(s) {
             let mut found = Vec::new();
             refs(&schema, &mut found);
