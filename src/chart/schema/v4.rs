@@ -364,8 +364,12 @@ pub(super) fn against_metaschema(schema: &J) -> Option<String> {
     }
     let mut subschemas = std::collections::HashSet::new();
     let mut refs = Vec::new();
-    subschemas_of(schema, String::new(), &mut subschemas, &mut refs);
-    for r in refs {
+    subschemas_of(schema, String::new(), draft, &mut subschemas, &mut refs);
+    // A target outside the subschemas is compiled as a schema of its own, so its
+    // own references are followed in turn.
+    let mut next = 0;
+    while let Some(r) = refs.get(next).cloned() {
+        next += 1;
         let Some(ptr) = r.strip_prefix('#').filter(|p| p.starts_with('/')) else {
             continue;
         };
@@ -378,6 +382,7 @@ pub(super) fn against_metaschema(schema: &J) -> Option<String> {
             if let Some(e) = metaschema_failure(target, draft, ptr) {
                 return Some(e);
             }
+            subschemas_of(target, ptr.to_string(), draft, &mut subschemas, &mut refs);
         }
     }
     None
@@ -413,11 +418,41 @@ fn metaschema_failure(doc: &J, draft: u32, at: &str) -> Option<String> {
     Some(text)
 }
 
-/// The pointers of every subschema under `s` (at `ptr`), and the `$ref`s they
-/// hold, in document order.
+/// The draft that first reads `keyword` as holding subschemas (a map of them, a
+/// list of them, or one), as the library lists them; `None` for other keywords.
+fn subschema_keyword(keyword: &str) -> Option<u32> {
+    Some(match keyword {
+        "definitions"
+        | "not"
+        | "allOf"
+        | "anyOf"
+        | "oneOf"
+        | "properties"
+        | "additionalProperties"
+        | "patternProperties"
+        | "items"
+        | "additionalItems"
+        | "dependencies" => 4,
+        "propertyNames" | "contains" => 6,
+        "if" | "then" | "else" => 7,
+        "$defs"
+        | "dependentSchemas"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "contentSchema" => 2019,
+        "prefixItems" => 2020,
+        _ => return None,
+    })
+}
+
+/// The pointers of every subschema under `s` (at `ptr`) that a schema of
+/// `draft` has, and the `$ref`s they hold, in document order. A `$ref` into
+/// anything else (`$defs` in a draft-07 schema) makes the library check the
+/// target against the metaschema on its own.
 fn subschemas_of(
     s: &J,
     ptr: String,
+    draft: u32,
     out: &mut std::collections::HashSet<String>,
     refs: &mut Vec<String>,
 ) {
@@ -430,41 +465,31 @@ fn subschemas_of(
     }
     let esc = |k: &str| k.replace('~', "~0").replace('/', "~1");
     for (k, v) in o {
+        if subschema_keyword(k).is_none_or(|since| since > draft) {
+            continue;
+        }
         let here = format!("{ptr}/{}", esc(k));
         match (k.as_str(), v) {
             (
-                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas",
+                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+                | "dependencies",
                 J::Object(m),
             ) => {
                 for (name, sub) in m {
-                    subschemas_of(sub, format!("{here}/{}", esc(name)), out, refs);
+                    subschemas_of(sub, format!("{here}/{}", esc(name)), draft, out, refs);
                 }
             }
-            ("dependencies", J::Object(m)) => {
-                for (name, sub) in m.iter().filter(|(_, x)| !x.is_array()) {
-                    subschemas_of(sub, format!("{here}/{}", esc(name)), out, refs);
-                }
-            }
-            ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", J::Array(a)) => {
+            (_, J::Array(a))
+                if matches!(
+                    k.as_str(),
+                    "allOf" | "anyOf" | "oneOf" | "prefixItems" | "items"
+                ) =>
+            {
                 for (i, sub) in a.iter().enumerate() {
-                    subschemas_of(sub, format!("{here}/{i}"), out, refs);
+                    subschemas_of(sub, format!("{here}/{i}"), draft, out, refs);
                 }
             }
-            (
-                "items"
-                | "additionalItems"
-                | "additionalProperties"
-                | "contains"
-                | "propertyNames"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "unevaluatedItems"
-                | "unevaluatedProperties"
-                | "contentSchema",
-                sub @ (J::Object(_) | J::Bool(_)),
-            ) => subschemas_of(sub, here, out, refs),
+            (_, J::Object(_) | J::Bool(_)) => subschemas_of(v, here, draft, out, refs),
             _ => {}
         }
     }
