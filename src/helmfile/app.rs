@@ -968,7 +968,12 @@ impl<'a> Runner<'a> {
             let merged = GoValue::Map(merged);
             let content = super::seams::encode_go_yaml(&merged)
                 .map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))?;
-            let path = super::output::output_file_path(st, &st.spec.releases[i], template)?;
+            let path = super::output::output_file_path(
+                &self.input.render.vfs,
+                st,
+                &st.spec.releases[i],
+                template,
+            )?;
             let rr = &mut self.out.states[index].releases[i];
             rr.merged_values = Some(go_to_value_plain_keys(merged));
             self.out.written.push(WrittenFile {
@@ -1072,6 +1077,7 @@ impl<'a> Runner<'a> {
                 let dir = render
                     .then(|| {
                         super::output::output_dir(
+                            &self.input.render.vfs,
                             &st,
                             &st.spec.releases[i],
                             &self.input.helm_template,
