@@ -886,19 +886,29 @@ impl<'a> Runner<'a> {
         Ok(idx)
     }
 
-    /// A release's values files and `--set` arguments, then the `--values` files
-    /// of the command line. Returns every error Helmfile collects for the release:
-    /// its own values, then each missing `--values` file.
+    /// A release's values files and, with `with_set`, its `--set` arguments, then
+    /// the `--values` files of the command line. Returns every error Helmfile
+    /// collects for the release: its own values, then each missing `--values` file.
+    /// (`write-values` makes no `--set` arguments, so their errors, such as an
+    /// `env:` entry naming an unset variable, are `template`'s only.)
     fn record_values(
         &mut self,
         st: &HelmState,
         index: usize,
         i: usize,
+        with_set: bool,
     ) -> std::result::Result<(), ReleaseErrors> {
         let ld = self.loader();
         let r = &st.spec.releases[i];
         let own = generate_values_files(&ld, st, r)
-            .and_then(|files| Ok((files, set_flags(&ld, st, r)?)))
+            .and_then(|files| {
+                let set = if with_set {
+                    set_flags(&ld, st, r)?
+                } else {
+                    Vec::new()
+                };
+                Ok((files, set))
+            })
             .map_err(|e| e.at_release(r));
         let mut errs = Vec::new();
         let mut extra = Vec::new();
@@ -963,7 +973,8 @@ impl<'a> Runner<'a> {
                 continue;
             }
             // `write-values` stops at a release's first error.
-            self.record_values(st, index, i).map_err(|e| e.first)?;
+            self.record_values(st, index, i, false)
+                .map_err(|e| e.first)?;
             let merged = merge_values_files_go(&self.out.states[index].releases[i].values_files)?;
             let merged = GoValue::Map(merged);
             let content = super::seams::encode_go_yaml(&merged)
@@ -1073,7 +1084,7 @@ impl<'a> Runner<'a> {
         let prepared: Vec<std::result::Result<(), ReleaseErrors>> = order
             .iter()
             .map(|&i| {
-                let values = self.record_values(&st, index, i);
+                let values = self.record_values(&st, index, i, true);
                 let dir = render
                     .then(|| {
                         super::output::output_dir(
