@@ -985,10 +985,19 @@ impl<'a> Runner<'a> {
                 &st.spec.releases[i],
                 template,
             )?;
+            let abs = paths::resolve(&st.cwd, &path);
+            // Helmfile writes the file at the path as given: one ending in `/` (an
+            // empty last template part) or naming a directory fails the release.
+            if path.ends_with('/') || self.input.render.vfs.is_dir(&abs) {
+                return Err(HelmfileError::new(
+                    ErrorKind::File,
+                    format!("writing values file {path}: open {path}: is a directory"),
+                ));
+            }
             let rr = &mut self.out.states[index].releases[i];
             rr.merged_values = Some(go_to_value_plain_keys(merged));
             self.out.written.push(WrittenFile {
-                abs: paths::resolve(&st.cwd, &path),
+                abs,
                 path,
                 content,
                 release: (index, i),
