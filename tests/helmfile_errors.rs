@@ -361,3 +361,23 @@ fn hcl_errors_are_located() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// `write-values` whose output path is a directory (here the template's last part
+/// is empty) fails the release as helmfile 0.166 does (`in ./env-unset.yaml: writing
+/// values file out/a/: open out/a/: is a directory`, exit 1) instead of writing
+/// `out/a`.
+#[test]
+fn write_values_path_naming_a_directory() {
+    let dir = stack_dir();
+    let mut argv = vec!["helmfile", "-f", "env-unset.yaml", "write-values"];
+    argv.extend(["--output-file-template", "out/{{ .Release.Name }}/"]);
+    let parsed = Wrapper::try_parse_from(&argv).expect("flags");
+    let input = input_from_args(&parsed.args, &dir, BTreeMap::new()).expect("input");
+    let out = render_stack(&input);
+    assert_eq!(out.exit_code, 1);
+    assert_eq!(
+        out.error.map(|e| e.message).as_deref(),
+        Some("in ./env-unset.yaml: writing values file out/a/: open out/a/: is a directory")
+    );
+    assert!(out.written.is_empty());
+}

@@ -216,6 +216,13 @@ pub enum HelmfileCommand {
     },
 }
 
+/// The words clap parses for `helmfile ARGS` (without `helmfile`), read the way
+/// helmfile's cobra reads them: the subcommand first, each flag normalized, stray
+/// words dropped. `Err` is the message helmfile prints before exiting 3.
+pub fn helmfile_argv(args: &[String]) -> Result<Vec<String>, String> {
+    super::cobra::helmfile_argv(args)
+}
+
 /// The library input for parsed flags, run in `working_dir` with environment `env`.
 pub fn input_from_args(
     args: &HelmfileArgs,

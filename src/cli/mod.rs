@@ -2,6 +2,7 @@
 //! ripgrep's convention: 0 success, 1 findings (or a failed render), 2 usage, config
 //! or input errors.
 
+mod cobra;
 mod goflags;
 pub mod render;
 pub mod repro;
@@ -87,7 +88,28 @@ enum TemplateOnlyCommand {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> i32 {
-    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).and_then(|a| a.to_str()) == Some("helmfile") {
+        // Helmfile's words are read as cobra reads them (see `cobra`); words that
+        // are not UTF-8 are left to clap.
+        let words: Option<Vec<String>> = argv[2..]
+            .iter()
+            .map(|a| a.to_str().map(String::from))
+            .collect();
+        if let Some(words) = words {
+            match cobra::helmfile_argv(&words) {
+                Ok(words) => {
+                    argv.truncate(2);
+                    argv.extend(words.into_iter().map(Into::into));
+                }
+                Err(message) => {
+                    // Helmfile prints cobra's errors as they are and exits 3.
+                    eprintln!("{message}");
+                    return 3;
+                }
+            }
+        }
+    }
     let cli = match parse_args(argv.clone()) {
         Ok(c) => c,
         Err(e) => {

@@ -886,19 +886,29 @@ impl<'a> Runner<'a> {
         Ok(idx)
     }
 
-    /// A release's values files and `--set` arguments, then the `--values` files
-    /// of the command line. Returns every error Helmfile collects for the release:
-    /// its own values, then each missing `--values` file.
+    /// A release's values files and, with `with_set`, its `--set` arguments, then
+    /// the `--values` files of the command line. Returns every error Helmfile
+    /// collects for the release: its own values, then each missing `--values` file.
+    /// (`write-values` makes no `--set` arguments, so their errors, such as an
+    /// `env:` entry naming an unset variable, are `template`'s only.)
     fn record_values(
         &mut self,
         st: &HelmState,
         index: usize,
         i: usize,
+        with_set: bool,
     ) -> std::result::Result<(), ReleaseErrors> {
         let ld = self.loader();
         let r = &st.spec.releases[i];
         let own = generate_values_files(&ld, st, r)
-            .and_then(|files| Ok((files, set_flags(&ld, st, r)?)))
+            .and_then(|files| {
+                let set = if with_set {
+                    set_flags(&ld, st, r)?
+                } else {
+                    Vec::new()
+                };
+                Ok((files, set))
+            })
             .map_err(|e| e.at_release(r));
         let mut errs = Vec::new();
         let mut extra = Vec::new();
@@ -963,16 +973,31 @@ impl<'a> Runner<'a> {
                 continue;
             }
             // `write-values` stops at a release's first error.
-            self.record_values(st, index, i).map_err(|e| e.first)?;
+            self.record_values(st, index, i, false)
+                .map_err(|e| e.first)?;
             let merged = merge_values_files_go(&self.out.states[index].releases[i].values_files)?;
             let merged = GoValue::Map(merged);
             let content = super::seams::encode_go_yaml(&merged)
                 .map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))?;
-            let path = super::output::output_file_path(st, &st.spec.releases[i], template)?;
+            let path = super::output::output_file_path(
+                &self.input.render.vfs,
+                st,
+                &st.spec.releases[i],
+                template,
+            )?;
+            let abs = paths::resolve(&st.cwd, &path);
+            // Helmfile writes the file at the path as given: one ending in `/` (an
+            // empty last template part) or naming a directory fails the release.
+            if path.ends_with('/') || self.input.render.vfs.is_dir(&abs) {
+                return Err(HelmfileError::new(
+                    ErrorKind::File,
+                    format!("writing values file {path}: open {path}: is a directory"),
+                ));
+            }
             let rr = &mut self.out.states[index].releases[i];
             rr.merged_values = Some(go_to_value_plain_keys(merged));
             self.out.written.push(WrittenFile {
-                abs: paths::resolve(&st.cwd, &path),
+                abs,
                 path,
                 content,
                 release: (index, i),
@@ -1068,10 +1093,11 @@ impl<'a> Runner<'a> {
         let prepared: Vec<std::result::Result<(), ReleaseErrors>> = order
             .iter()
             .map(|&i| {
-                let values = self.record_values(&st, index, i);
+                let values = self.record_values(&st, index, i, true);
                 let dir = render
                     .then(|| {
                         super::output::output_dir(
+                            &self.input.render.vfs,
                             &st,
                             &st.spec.releases[i],
                             &self.input.helm_template,

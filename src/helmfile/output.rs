@@ -11,10 +11,12 @@ use super::load::{template_error, HelmState};
 use super::model::{ReleaseFiles, ReleaseRender};
 use super::paths;
 use super::seams::{self, ChartCall, MissingKey, TemplateCall};
-use super::spec::ReleaseSpec;
+use super::spec::{Inherit, ReleaseSpec, SetValue};
 use super::values::SetArg;
 use crate::chart::postrender::PostRenderer;
-use crate::template::{Host, Kind, Map, MapType, Object, Registry, Value};
+use crate::template::{
+    BasicPtr, Host, Kind, List, ListType, Map, MapType, Object, Registry, Value,
+};
 
 /// SHA-1 of `data`, as lowercase hex (`AbsPathSHA1` in output templates is its
 /// first 8 digits).
@@ -68,23 +70,238 @@ pub fn sha1_hex(data: &[u8]) -> String {
     h.iter().map(|x| format!("{x:08x}")).collect()
 }
 
-/// `*state.ReleaseSpec` in output-file templates.
+/// `*state.ReleaseSpec` in the output path templates: the whole Go struct, every
+/// exported field under its Go name with Go's types (optional settings are
+/// pointers that print `<nil>` when unset), as the release stands when Helmfile
+/// writes its values or renders it.
 #[derive(Debug, Clone)]
-struct ReleaseObj(ReleaseSpec);
+struct ReleaseObj {
+    spec: ReleaseSpec,
+    /// `ChartPath`, which Helmfile sets while preparing charts.
+    chart_path: String,
+}
 
-impl Object for ReleaseObj {
-    fn type_name(&self) -> String {
-        "*state.ReleaseSpec".to_string()
+/// The fields of `state.ReleaseSpec` in declaration order, unexported ones (which
+/// `fmt` prints but templates cannot reach) marked by a lower-case name.
+const RELEASE_FIELDS: &[&str] = &[
+    "Chart",
+    "ChartPath",
+    "Directory",
+    "Version",
+    "Verify",
+    "Keyring",
+    "EnableDNS",
+    "Devel",
+    "Wait",
+    "WaitForJobs",
+    "Timeout",
+    "RecreatePods",
+    "Force",
+    "Installed",
+    "Atomic",
+    "CleanupOnFail",
+    "HistoryMax",
+    "Condition",
+    "CreateNamespace",
+    "DisableOpenAPIValidation",
+    "DisableValidation",
+    "DisableValidationOnInstall",
+    "MissingFileHandler",
+    "Needs",
+    "Hooks",
+    "Name",
+    "Namespace",
+    "Labels",
+    "Values",
+    "Secrets",
+    "SetValues",
+    "duration",
+    "ValuesTemplate",
+    "SetValuesTemplate",
+    "ApiVersions",
+    "KubeVersion",
+    "EnvValues",
+    "ValuesPathPrefix",
+    "KubeContext",
+    "InsecureSkipTLSVerify",
+    "VerifyTemplate",
+    "WaitTemplate",
+    "InstalledTemplate",
+    "Dependencies",
+    "JSONPatches",
+    "StrategicMergePatches",
+    "Transformers",
+    "Adopt",
+    "installedVersion",
+    "ForceGoGetter",
+    "ForceNamespace",
+    "SkipDeps",
+    "PostRenderer",
+    "PostRendererArgs",
+    "Cascade",
+    "SuppressOutputLineRegex",
+    "Inherit",
+    "SuppressDiff",
+    "DeleteWait",
+    "DeleteTimeout",
+];
+
+fn bool_ptr(b: Option<bool>) -> Value {
+    Value::object(BasicPtr::new("*bool", b.map(Value::Bool)))
+}
+
+fn int_ptr(i: Option<i64>) -> Value {
+    Value::object(BasicPtr::new("*int", i.map(Value::int)))
+}
+
+fn string_ptr(s: &Option<String>) -> Value {
+    Value::object(BasicPtr::new(
+        "*string",
+        s.as_ref().map(|s| Value::str(s.as_str())),
+    ))
+}
+
+fn strings(xs: &[String]) -> Value {
+    Value::string_list(xs.iter().map(String::as_str))
+}
+
+fn anys(xs: &[Value]) -> Value {
+    Value::list(xs.to_vec())
+}
+
+/// A string field of a struct Helmfile decoded from YAML that stackproof keeps as a
+/// plain value: the scalar as Go's decoder would have put it in a `string`.
+fn field_string(v: Option<Value>) -> Value {
+    match v {
+        None | Some(Value::Nil) => Value::str(""),
+        Some(Value::String(s)) => Value::String(s),
+        Some(v) => Value::str(crate::template::fmt::format_value(&v)),
     }
-    fn field(&self, name: &str) -> Option<Value> {
-        let r = &self.0;
+}
+
+fn field_strings(v: Option<Value>) -> Value {
+    match v {
+        Some(Value::List(l)) => Value::List(List::of_strings(
+            l.iter().map(|x| field_string(Some(x.clone()))).collect(),
+        )),
+        _ => Value::List(List::nil(ListType::String)),
+    }
+}
+
+/// `[]event.Hook` from the hooks as written.
+fn hooks(xs: &[Value]) -> Value {
+    let items = xs
+        .iter()
+        .map(|h| {
+            let kubectl = Map::with_type(MapType::String);
+            if let Some(Value::Map(m)) = h.get("kubectlApply") {
+                for (k, v) in m.entries() {
+                    kubectl.insert(k, field_string(Some(v)));
+                }
+            }
+            Value::object(Fields(
+                "event.Hook",
+                vec![
+                    ("Name", field_string(h.get("name"))),
+                    ("Events", field_strings(h.get("events"))),
+                    ("Command", field_string(h.get("command"))),
+                    ("Kubectl", Value::Map(kubectl)),
+                    ("Args", field_strings(h.get("args"))),
+                    (
+                        "ShowLogs",
+                        Value::Bool(h.get("showlogs").is_some_and(|v| v.is_true())),
+                    ),
+                ],
+            ))
+        })
+        .collect();
+    Value::List(List::new(items).with_type(ListType::Named("[]event.Hook")))
+}
+
+/// `[]state.Dependency` from the dependencies as written.
+fn dependencies(xs: &[Value]) -> Value {
+    let items = xs
+        .iter()
+        .map(|d| {
+            Value::object(Fields(
+                "state.Dependency",
+                vec![
+                    ("Chart", field_string(d.get("chart"))),
+                    ("Version", field_string(d.get("version"))),
+                    ("Alias", field_string(d.get("alias"))),
+                ],
+            ))
+        })
+        .collect();
+    Value::List(List::new(items).with_type(ListType::Named("[]state.Dependency")))
+}
+
+fn set_values(xs: &[SetValue]) -> Value {
+    let items = xs
+        .iter()
+        .map(|sv| {
+            Value::object(Fields(
+                "state.SetValue",
+                vec![
+                    ("Name", Value::str(sv.name.as_str())),
+                    ("Value", Value::str(sv.value.as_str())),
+                    ("File", Value::str(sv.file.as_str())),
+                    ("Values", strings(&sv.values)),
+                ],
+            ))
+        })
+        .collect();
+    Value::List(List::new(items).with_type(ListType::Named("[]state.SetValue")))
+}
+
+fn inherits(xs: &[Inherit]) -> Value {
+    let items = xs
+        .iter()
+        .map(|i| {
+            Value::object(Fields(
+                "state.Inherit",
+                vec![
+                    ("Template", Value::str(i.template.as_str())),
+                    ("Except", strings(&i.except)),
+                ],
+            ))
+        })
+        .collect();
+    Value::List(List::new(items).with_type(ListType::Named("state.Inherits")))
+}
+
+impl ReleaseObj {
+    /// A field by its Go name, unexported ones included (for printing).
+    fn get(&self, name: &str) -> Option<Value> {
+        let r = &self.spec;
         Some(match name {
+            "Chart" => Value::str(r.chart.as_str()),
+            "ChartPath" => Value::str(self.chart_path.as_str()),
+            "Directory" => Value::str(r.directory.as_str()),
+            "Version" => Value::str(r.version.as_str()),
+            "Verify" => bool_ptr(r.verify),
+            "Keyring" => Value::str(r.keyring.as_str()),
+            "EnableDNS" => bool_ptr(r.enable_dns),
+            "Devel" => bool_ptr(r.devel),
+            "Wait" => bool_ptr(r.wait),
+            "WaitForJobs" => bool_ptr(r.wait_for_jobs),
+            "Timeout" => int_ptr(r.timeout),
+            "RecreatePods" => bool_ptr(r.recreate_pods),
+            "Force" => bool_ptr(r.force),
+            "Installed" => bool_ptr(r.installed),
+            "Atomic" => bool_ptr(r.atomic),
+            "CleanupOnFail" => bool_ptr(r.cleanup_on_fail),
+            "HistoryMax" => int_ptr(r.history_max),
+            "Condition" => Value::str(r.condition.as_str()),
+            "CreateNamespace" => bool_ptr(r.create_namespace),
+            "DisableOpenAPIValidation" => bool_ptr(r.disable_open_api_validation),
+            "DisableValidation" => bool_ptr(r.disable_validation),
+            "DisableValidationOnInstall" => bool_ptr(r.disable_validation_on_install),
+            "MissingFileHandler" => string_ptr(&r.missing_file_handler),
+            "Needs" => strings(&r.needs),
+            "Hooks" => hooks(&r.hooks),
             "Name" => Value::str(r.name.as_str()),
             "Namespace" => Value::str(r.namespace.as_str()),
-            "Chart" => Value::str(r.chart.as_str()),
-            "Version" => Value::str(r.version.as_str()),
-            "KubeContext" => Value::str(r.kube_context.as_str()),
-            "Condition" => Value::str(r.condition.as_str()),
             "Labels" => {
                 let m = Map::with_type(MapType::String);
                 for (k, v) in r.labels_or_empty() {
@@ -92,18 +309,89 @@ impl Object for ReleaseObj {
                 }
                 Value::Map(m)
             }
-            "Needs" => Value::string_list(r.needs.iter().map(String::as_str)),
+            "Values" => anys(&r.values),
+            "Secrets" => anys(&r.secrets),
+            "SetValues" => set_values(&r.set_values),
+            // A `time.Duration` Helmfile sets while syncing; `fmt` cannot call its
+            // `String` on an unexported field.
+            "duration" => Value::Int(0, crate::template::IntType::Int64),
+            "ValuesTemplate" => anys(&r.values_template),
+            "SetValuesTemplate" => set_values(&r.set_values_template),
+            "ApiVersions" => strings(&r.api_versions),
+            "KubeVersion" => Value::str(r.kube_version.as_str()),
+            "EnvValues" => set_values(&r.env_values),
+            "ValuesPathPrefix" => Value::str(r.values_path_prefix.as_str()),
+            "KubeContext" => Value::str(r.kube_context.as_str()),
+            "InsecureSkipTLSVerify" => Value::Bool(r.insecure_skip_tls_verify),
+            "VerifyTemplate" => string_ptr(&r.verify_template),
+            "WaitTemplate" => string_ptr(&r.wait_template),
+            "InstalledTemplate" => string_ptr(&r.installed_template),
+            "Dependencies" => dependencies(&r.dependencies),
+            "JSONPatches" => anys(&r.json_patches),
+            "StrategicMergePatches" => anys(&r.strategic_merge_patches),
+            "Transformers" => anys(&r.transformers),
+            "Adopt" => strings(&r.adopt),
+            "installedVersion" => Value::str(""),
+            "ForceGoGetter" => Value::Bool(r.force_go_getter),
+            "ForceNamespace" => Value::str(r.force_namespace.as_str()),
+            "SkipDeps" => bool_ptr(r.skip_deps),
+            "PostRenderer" => string_ptr(&r.post_renderer),
+            "PostRendererArgs" => strings(&r.post_renderer_args),
+            "Cascade" => string_ptr(&r.cascade),
+            "SuppressOutputLineRegex" => strings(&r.suppress_output_line_regex),
+            "Inherit" => inherits(&r.inherit),
+            "SuppressDiff" => bool_ptr(r.suppress_diff),
+            "DeleteWait" => bool_ptr(r.delete_wait),
+            "DeleteTimeout" => int_ptr(r.delete_timeout),
             _ => return None,
         })
     }
+}
+
+impl Object for ReleaseObj {
+    fn type_name(&self) -> String {
+        "*state.ReleaseSpec".to_string()
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        // Unexported fields are not reachable from a template.
+        if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return None;
+        }
+        self.get(name)
+    }
     fn fmt_v(&self, _plus: bool) -> String {
-        format!("&{{{}}}", self.0.name)
+        let fields: Vec<String> = RELEASE_FIELDS
+            .iter()
+            .map(|f| {
+                self.get(f)
+                    .map(|v| crate::template::fmt::format_value(&v))
+                    .unwrap_or_default()
+            })
+            .collect();
+        format!("&{{{}}}", fields.join(" "))
     }
     fn to_json_value(&self) -> Value {
         Value::Map(Map::new())
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+}
+
+/// `ChartPath` as Helmfile's chart preparation leaves it: a local chart directory
+/// is recorded as the state's base path joined with the chart (`normalizeChart`),
+/// which replaces the field when it differs from `chart:`; otherwise the field
+/// keeps what the state file set.
+pub fn prepared_chart_path(vfs: &crate::source::Vfs, st: &HelmState, r: &ReleaseSpec) -> String {
+    let normalized = if !super::charts::is_local_chart(&r.chart) || r.chart.starts_with('/') {
+        r.chart.clone()
+    } else {
+        paths::join(&[&st.base_path, &r.chart])
+    };
+    if normalized != r.chart && vfs.is_dir(&paths::resolve(&st.cwd, &normalized)) {
+        normalized
+    } else {
+        r.chart_path.clone()
     }
 }
 
@@ -168,7 +456,12 @@ fn state_object(st: &HelmState) -> Value {
 }
 
 /// `GenerateOutputFilePath`: where `write-values` writes a release's values.
-pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>) -> Result<String> {
+pub fn output_file_path(
+    vfs: &crate::source::Vfs,
+    st: &HelmState,
+    r: &ReleaseSpec,
+    template: Option<&str>,
+) -> Result<String> {
     let template = template
         .filter(|t| !t.is_empty())
         .unwrap_or("{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}.yaml");
@@ -176,7 +469,13 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
         "struct { State state.state; Release *state.ReleaseSpec; Environment *environment.Environment }",
         vec![
             ("State", state_object(st)),
-            ("Release", Value::object(ReleaseObj(r.clone()))),
+            (
+                "Release",
+                Value::object(ReleaseObj {
+                    spec: r.clone(),
+                    chart_path: prepared_chart_path(vfs, st, r),
+                }),
+            ),
             ("Environment", Value::object(EnvObject(st.env.clone()))),
         ],
     );
@@ -204,6 +503,7 @@ pub fn output_file_path(st: &HelmState, r: &ReleaseSpec, template: Option<&str>)
 /// `{{ .OutputDir }}/{{ .State.BaseName }}-{{ .State.AbsPathSHA1 }}-{{ .Release.Name}}`).
 /// The template sees `.OutputDir`, `.State` and `.Release` only.
 pub fn release_output_dir(
+    vfs: &crate::source::Vfs,
     st: &HelmState,
     r: &ReleaseSpec,
     output_dir: &str,
@@ -219,7 +519,13 @@ pub fn release_output_dir(
         vec![
             ("OutputDir", Value::str(output_dir)),
             ("State", state_object(st)),
-            ("Release", Value::object(ReleaseObj(r.clone()))),
+            (
+                "Release",
+                Value::object(ReleaseObj {
+                    spec: r.clone(),
+                    chart_path: prepared_chart_path(vfs, st, r),
+                }),
+            ),
         ],
     );
     let host = Host::new(0);
@@ -249,13 +555,14 @@ pub fn release_output_dir(
 /// template's, then creating the directory it did not get (`""`). Helmfile makes
 /// it for every release, after an earlier release failed too.
 pub fn output_dir(
+    vfs: &crate::source::Vfs,
     st: &HelmState,
     r: &ReleaseSpec,
     flags: &super::app::HelmTemplateFlags,
 ) -> Option<std::result::Result<String, Vec<HelmfileError>>> {
     let out = flags.output_dir.as_deref()?;
     Some(
-        release_output_dir(st, r, out, flags.output_dir_template.as_deref()).map_err(|e| {
+        release_output_dir(vfs, st, r, out, flags.output_dir_template.as_deref()).map_err(|e| {
             vec![
                 e,
                 HelmfileError::new(
@@ -399,7 +706,7 @@ pub(crate) fn template_release(
     let chart_error =
         |e: String| HelmfileError::new(ErrorKind::Chart, e).with_file(resolved.dir.clone());
     let mut more_errors = Vec::new();
-    let (stdout, files) = match output_dir(st, r, flags) {
+    let (stdout, files) = match output_dir(&input.render.vfs, st, r, flags) {
         None => (seams::render_chart(&call).map_err(chart_error), None),
         Some(dir) => match dir {
             Err(mut errs) => {
@@ -607,10 +914,55 @@ mod tests {
             ..ReleaseSpec::default()
         };
         let t = "{{ .State.AbsPathSHA1 }}/{{ .Release.Name }}";
-        assert_eq!(output_file_path(&st, &r, Some(t)).unwrap(), "7d8c2d9e/r");
         assert_eq!(
-            output_file_path(&st, &r, None).unwrap(),
+            output_file_path(&crate::source::Vfs::default(), &st, &r, Some(t)).unwrap(),
+            "7d8c2d9e/r"
+        );
+        assert_eq!(
+            output_file_path(&crate::source::Vfs::default(), &st, &r, None).unwrap(),
             "helmfile.yaml-7d8c2d9e/r.yaml"
+        );
+    }
+
+    #[test]
+    fn release_is_the_whole_go_struct() {
+        // helmfile 0.166 write-values --output-file-template, `installed: true`,
+        // `wait: false`, everything else unset.
+        let st = HelmState::empty("helmfile.yaml", ".", std::path::Path::new("/tmp/x"));
+        let r = ReleaseSpec {
+            name: "a".into(),
+            chart: "../charts/echo".into(),
+            installed: Some(true),
+            wait: Some(false),
+            ..ReleaseSpec::default()
+        };
+        let vfs = crate::source::Vfs::default();
+        let path = |t: &str| output_file_path(&vfs, &st, &r, Some(t)).unwrap();
+        assert_eq!(
+            path("{{ .Release.Installed }}-{{ .Release.Wait }}-{{ .Release.Timeout }}"),
+            "true-false-<nil>"
+        );
+        // A set pointer is true whatever it points to; a nil one is false.
+        assert_eq!(
+            path("{{ if .Release.Wait }}w{{ end }}{{ if .Release.Atomic }}a{{ end }}"),
+            "w"
+        );
+        assert_eq!(path("{{ eq .Release.Verify .Release.Atomic }}"), "true");
+        assert!(output_file_path(&vfs, &st, &r, Some("{{ eq .Release.Wait false }}")).is_err());
+        assert_eq!(
+            path("{{ .Release.Needs }}{{ .Release.Labels }}{{ .Release.SetValues }}{{ .Release.InsecureSkipTLSVerify }}"),
+            "[]map[][]false"
+        );
+        // Unexported fields print with the struct but cannot be reached.
+        assert!(output_file_path(&vfs, &st, &r, Some("{{ .Release.duration }}")).is_err());
+        let plain = ReleaseSpec {
+            name: "c".into(),
+            chart: "./charts/echo".into(),
+            ..ReleaseSpec::default()
+        };
+        assert_eq!(
+            output_file_path(&vfs, &st, &plain, Some("{{ .Release }}")).unwrap(),
+            "{./charts/echo    <nil>  <nil> <nil> <nil> <nil> <nil> <nil> <nil> <nil> <nil> <nil> <nil>  <nil> <nil> <nil> <nil> <nil> [] [] c  map[] [] [] [] 0 [] [] []  []   false <nil> <nil> <nil> [] [] [] [] []  false  <nil> <nil> [] <nil> [] [] <nil> <nil> <nil>}"
         );
     }
 }

@@ -403,8 +403,10 @@ impl Dec<'_> {
     }
 
     /// A list of Go structs that stackproof carries along as plain values
-    /// (`[]event.Hook`, `[]state.Dependency`): each item is still decoded as
-    /// yaml.v2 decodes the struct, for its errors (unknown fields, wrong types).
+    /// (`[]event.Hook`, `[]state.Dependency`): each item is decoded as yaml.v2
+    /// decodes the struct, for its errors (unknown fields, wrong types), and kept as
+    /// a map of its known fields as Go holds them (a scalar in a `string` field is its
+    /// source text: `1.50` stays `1.50`).
     fn struct_list(&mut self, n: &YNode, go_type: &str, fields: &[(&str, Field)]) -> Vec<Value> {
         let items = match &n.kind {
             YKind::Null => return Vec::new(),
@@ -414,32 +416,39 @@ impl Dec<'_> {
                 return Vec::new();
             }
         };
+        let mut out = Vec::new();
         for item in items {
+            let m = crate::template::Map::new();
             match &item.kind {
                 YKind::Null => {}
                 YKind::Map(entries) => {
                     for (k, v) in entries {
-                        match fields.iter().find(|(name, _)| *name == k.text) {
-                            Some((_, Field::String)) => {
-                                let _ = self.string(v);
-                            }
-                            Some((_, Field::Strings)) => {
-                                let _ = self.strings(v);
-                            }
-                            Some((_, Field::Bool)) => {
-                                let _ = self.bool(v);
-                            }
+                        let value = match fields.iter().find(|(name, _)| *name == k.text) {
+                            Some((_, Field::String)) => Value::str(self.string(v)),
+                            Some((_, Field::Strings)) => Value::string_list(self.strings(v)),
+                            Some((_, Field::Bool)) => Value::Bool(self.bool(v)),
                             Some((_, Field::StringMap)) => {
-                                let _ = self.string_map(v);
+                                let sm = crate::template::Map::with_type(
+                                    crate::template::MapType::String,
+                                );
+                                for (mk, mv) in self.string_map(v).unwrap_or_default() {
+                                    sm.insert(mk, Value::str(mv));
+                                }
+                                Value::Map(sm)
                             }
-                            None => self.unknown(k.line, &k.text, go_type),
-                        }
+                            None => {
+                                self.unknown(k.line, &k.text, go_type);
+                                continue;
+                            }
+                        };
+                        m.insert(k.text.clone(), value);
                     }
                 }
                 _ => self.type_err(item, go_type),
             }
+            out.push(Value::Map(m));
         }
-        items.iter().map(YNode::to_value).collect()
+        out
     }
 
     fn unknown(&mut self, line: usize, key: &str, go_type: &str) {

@@ -355,11 +355,12 @@ fn incompatible(a: &Value, b: &Value, level: LanguageLevel) -> String {
     }
 }
 
-/// Go's nil test for comparisons: no value, or a nil slice.
+/// Go's nil test for comparisons: no value, a nil slice or a nil pointer.
 fn is_nil_like(v: &Value) -> bool {
     match v {
         Value::Nil => true,
         Value::List(l) => l.is_nil(),
+        Value::Object(o) => o.is_nil_pointer(),
         _ => false,
     }
 }

@@ -1244,6 +1244,10 @@ fn print_value(val: &Val, out: &mut String) {
         Value::Object(o) => {
             // Go's `printableValue`: a pointer is printed as what it points to, and
             // an addressable struct whose pointer has `String` is printed by it.
+            if let Some(target) = o.pointee() {
+                print_value(&Val::plain(target), out);
+                return;
+            }
             if let Some(s) = o.addr_string().filter(|_| val.addr) {
                 out.push_str(&s);
                 return;

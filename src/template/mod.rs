@@ -68,4 +68,4 @@ pub use registry::{
     CallCtx, Clock, Engine, FuncDef, FuncError, FuncImpl, FuncResult, Host, Registry, Seed, Sig, Ty,
 };
 pub use set::{TemplateDef, TemplateSet};
-pub use value::{IntType, Kind, List, ListType, Map, MapType, Object, UintType, Value};
+pub use value::{BasicPtr, IntType, Kind, List, ListType, Map, MapType, Object, UintType, Value};

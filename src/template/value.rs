@@ -449,8 +449,61 @@ pub trait Object: Send + Sync {
         None
     }
 
+    /// For a pointer to a non-struct value (a `*bool` field of a host struct): what
+    /// it points to. Go's `{{ x }}` prints the pointee, while `fmt` sees the pointer.
+    fn pointee(&self) -> Option<Value> {
+        None
+    }
+
+    /// A nil pointer: false in `if`, `and`, `not` (Go's truth of a pointer is
+    /// whether it is non-nil).
+    fn is_nil_pointer(&self) -> bool {
+        false
+    }
+
     /// Support for `Any` downcasts by host code.
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// A pointer to a non-struct value (`*bool`, `*int`, `*string`), the optional fields
+/// of Go structs. A nil pointer prints `<nil>`; a set one prints its address under
+/// `fmt` (Go prints a `0x...` address, which no two runs share) and its pointee in a
+/// template action.
+#[derive(Clone, Debug)]
+pub struct BasicPtr {
+    ty: &'static str,
+    target: Option<Value>,
+}
+
+impl BasicPtr {
+    /// `ty` is the Go type, e.g. `*bool`.
+    pub fn new(ty: &'static str, target: Option<Value>) -> BasicPtr {
+        BasicPtr { ty, target }
+    }
+}
+
+impl Object for BasicPtr {
+    fn type_name(&self) -> String {
+        self.ty.to_string()
+    }
+    fn fmt_v(&self, _plus: bool) -> String {
+        match &self.target {
+            None => "<nil>".to_string(),
+            Some(_) => format!("{:p}", self as *const _),
+        }
+    }
+    fn to_json_value(&self) -> Value {
+        self.target.clone().unwrap_or(Value::Nil)
+    }
+    fn pointee(&self) -> Option<Value> {
+        self.target.clone()
+    }
+    fn is_nil_pointer(&self) -> bool {
+        self.target.is_none()
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 /// A struct object's JSON fields in declaration order (its [`Object::json_order`],
@@ -635,7 +688,7 @@ impl Value {
             Value::Map(m) => !m.is_empty(),
             Value::Object(o) => match o.as_collection() {
                 Some(c) => c.is_true(),
-                None => true,
+                None => !o.is_nil_pointer(),
             },
         }
     }

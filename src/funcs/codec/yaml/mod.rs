@@ -918,6 +918,30 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
     if let Some(GoValue::Seq(releases)) = str_entry_mut(&mut v, "releases") {
         for release in releases.iter_mut() {
             string_keys(str_entry_mut(release, "labels"));
+            release_struct_keys(release);
+        }
+    }
+    // Templates are decoded like releases (`map[string]TemplateSpec`).
+    string_keys(str_entry_mut(&mut v, "templates"));
+    if let Some(GoValue::Map(templates)) = str_entry_mut(&mut v, "templates") {
+        for (_, t) in templates.iter_mut() {
+            string_keys(str_entry_mut(t, "labels"));
+            release_struct_keys(t);
+        }
+    }
+    // A template's values are a release's once one inherits it (and never cast
+    // when none does); a sub-helmfile's values are cast when it loads.
+    if let Some(GoValue::Map(templates)) = str_entry_mut(&mut v, "templates") {
+        for (name, t) in templates.iter_mut() {
+            if let GoValue::Str(_) = name {
+                set_aside("templates", name.clone(), t, "values");
+                set_aside("templates", name.clone(), t, "valuesTemplate");
+            }
+        }
+    }
+    if let Some(GoValue::Seq(helmfiles)) = str_entry_mut(&mut v, "helmfiles") {
+        for (j, h) in helmfiles.iter_mut().enumerate() {
+            set_aside("helmfiles", GoValue::Int(j as i64), h, "values");
         }
     }
     // The state's own `values` (the defaults of state values) are cast when the
@@ -941,9 +965,9 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
     for ((section, at, field, i), marker) in typed {
         let entry = match (out.get(section), &at) {
             _ if section.is_empty() => Some(out.clone()),
-            (Some(envs), GoValue::Str(name)) => envs.get(name),
-            (Some(Value::List(releases)), GoValue::Int(j)) => {
-                releases.items().get(*j as usize).cloned()
+            (Some(named), GoValue::Str(name)) => named.get(name),
+            (Some(Value::List(entries)), GoValue::Int(j)) => {
+                entries.items().get(*j as usize).cloned()
             }
             _ => None,
         };
@@ -979,6 +1003,25 @@ fn string_keys(v: Option<&mut GoValue>) {
             other => GoValue::Str(plain_key_text(&other)),
         };
         m.insert(key, val);
+    }
+}
+
+/// Within a release (or release template): the entries yaml.v2 decodes into Go
+/// structs (`set`, `setTemplate`, `env`, `inherit` entries), whose keys are field
+/// names, so a scalar key is its text (`n:` names a field `n`, which the strict
+/// decoding then reports as unknown, not a boolean key).
+fn release_struct_keys(release: &mut GoValue) {
+    for field in ["set", "setTemplate", "env", "inherit"] {
+        match str_entry_mut(release, field) {
+            Some(GoValue::Seq(items)) => {
+                for item in items.iter_mut() {
+                    string_keys(Some(item));
+                }
+            }
+            // `inherit:` may be a single map.
+            Some(item @ GoValue::Map(_)) => string_keys(Some(item)),
+            _ => {}
+        }
     }
 }
 
