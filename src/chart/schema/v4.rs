@@ -5,6 +5,10 @@
 //! instance's type; then `not`, `allOf`, `anyOf`, `oneOf`, `if`. A node with one
 //! failure reports it; with several, a group whose members Helm prints indented.
 //! Combinators nest the failures of every branch under their own line.
+//!
+//! The same walk checks a schema itself against its draft's metaschema
+//! ([`against_metaschema`]), which is how the library refuses a schema before it
+//! looks at any value.
 
 use serde_json::Value as J;
 
