@@ -140,8 +140,10 @@ impl Parser<'_> {
             _ if m.contains_key("id") => "id",
             _ => "$id",
         };
-        if m.get(key_id).is_some_and(|v| !v.is_string()) {
-            return Err(invalid_type("string", key_id));
+        match m.get(key_id) {
+            Some(J::String(id)) => go_url(id)?,
+            Some(_) => return Err(invalid_type("string", key_id)),
+            None => {}
         }
         if let Some(defs) = m.get("definitions") {
             match defs {
@@ -166,10 +168,11 @@ impl Parser<'_> {
         match m.get("$ref") {
             None => {}
             Some(J::String(r)) if !self.refs.contains(r) => {
+                go_url(r)?;
                 self.refs.insert(r.clone());
                 return self.reference(r, draft);
             }
-            Some(J::String(_)) => {}
+            Some(J::String(r)) => go_url(r)?,
             Some(_) => return Err(invalid_type("string", "$ref")),
         }
         if let Some(t) = m.get("type") {
@@ -338,6 +341,12 @@ impl Parser<'_> {
         }
         self.schema(target, draft)
     }
+}
+
+/// An `$id` or `$ref` is read as a URL reference first (gojsonreference), and
+/// Go's `url.Parse` error is the schema's.
+fn go_url(text: &str) -> Res {
+    crate::funcs::url::parse(text, crate::funcs::url::GoUrl::Go122).map(|_| ())
 }
 
 /// Go's message for a failed type assertion, in the error Helm 3 makes of the

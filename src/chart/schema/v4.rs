@@ -353,6 +353,11 @@ pub(super) fn validate(schema: &J, doc: &J) -> Result<(), (String, Vec<String>)>
 /// metaschema refuses (the library checks such a target when it compiles it).
 pub(super) fn against_metaschema(schema: &J) -> Option<String> {
     let draft = draft_of(schema);
+    if let Some(ptr) = bad_id(schema, draft) {
+        return Some(format!(
+            "error in parsing id at \"file:///values.schema.json#{ptr}\""
+        ));
+    }
     if let Some(e) = metaschema_failure(schema, draft, "") {
         return Some(e);
     }
@@ -449,24 +454,13 @@ fn subschema_keyword(keyword: &str) -> Option<u32> {
     })
 }
 
-/// The pointers of every subschema under `s` (at `ptr`) that a schema of
-/// `draft` has, and the `$ref`s they hold, in document order. A `$ref` into
-/// anything else (`$defs` in a draft-07 schema) makes the library check the
-/// target against the metaschema on its own.
-fn subschemas_of(
-    s: &J,
-    ptr: String,
-    draft: u32,
-    out: &mut std::collections::HashSet<String>,
-    refs: &mut Vec<String>,
-) {
+/// Every subschema under `s` (at `ptr`) that a schema of `draft` has, with its
+/// pointer, parents before children, in document order.
+fn walk_subschemas(s: &J, ptr: &str, draft: u32, visit: &mut dyn FnMut(&str, &J)) {
+    visit(ptr, s);
     let J::Object(o) = s else {
-        out.insert(ptr);
         return;
     };
-    if let Some(J::String(r)) = o.get("$ref") {
-        refs.push(r.clone());
-    }
     let esc = |k: &str| k.replace('~', "~0").replace('/', "~1");
     for (k, v) in o {
         if subschema_keyword(k).is_none_or(|since| since > draft) {
@@ -480,7 +474,7 @@ fn subschemas_of(
                 J::Object(m),
             ) => {
                 for (name, sub) in m {
-                    subschemas_of(sub, format!("{here}/{}", esc(name)), draft, out, refs);
+                    walk_subschemas(sub, &format!("{here}/{}", esc(name)), draft, visit);
                 }
             }
             (_, J::Array(a))
@@ -490,14 +484,54 @@ fn subschemas_of(
                 ) =>
             {
                 for (i, sub) in a.iter().enumerate() {
-                    subschemas_of(sub, format!("{here}/{i}"), draft, out, refs);
+                    walk_subschemas(sub, &format!("{here}/{i}"), draft, visit);
                 }
             }
-            (_, J::Object(_) | J::Bool(_)) => subschemas_of(v, here, draft, out, refs),
+            (_, J::Object(_) | J::Bool(_)) => walk_subschemas(v, &here, draft, visit),
             _ => {}
         }
     }
-    out.insert(ptr);
+}
+
+/// The pointers of every subschema under `s` (at `ptr`), and the `$ref`s they
+/// hold, in document order. A `$ref` into anything else (`$defs` in a draft-07
+/// schema) makes the library check the target against the metaschema on its own.
+fn subschemas_of(
+    s: &J,
+    ptr: String,
+    draft: u32,
+    out: &mut std::collections::HashSet<String>,
+    refs: &mut Vec<String>,
+) {
+    walk_subschemas(s, &ptr, draft, &mut |at, sub| {
+        out.insert(at.to_string());
+        if let Some(J::String(r)) = sub.get("$ref") {
+            refs.push(r.clone());
+        }
+    });
+}
+
+/// The first subschema whose id Go's `url.Parse` refuses (the library reads the
+/// ids of a schema's resources before anything else). Before 2019-09 a node
+/// with a `$ref` has no id; a fragment is not part of it.
+fn bad_id(schema: &J, draft: u32) -> Option<String> {
+    let key = if draft == 4 { "id" } else { "$id" };
+    let mut bad = None;
+    walk_subschemas(schema, "", draft, &mut |ptr, s| {
+        let Some(o) = s.as_object().filter(|_| bad.is_none()) else {
+            return;
+        };
+        if draft < 2019 && o.contains_key("$ref") {
+            return;
+        }
+        if let Some(J::String(id)) = o.get(key) {
+            let id = id.split('#').next().unwrap_or_default();
+            if crate::funcs::url::parse(id, crate::funcs::url::GoUrl::Go125).is_err() {
+                bad = Some(ptr.to_string());
+            }
+        }
+    });
+    bad
 }
 
 impl V4<'_> {
