@@ -21,6 +21,7 @@ use super::tree::Node;
 use super::HelmVersion;
 use crate::template::{Map, Value};
 
+mod embedded;
 mod format;
 mod format4;
 mod load;
@@ -190,6 +191,11 @@ fn validate_one_at(
     if let Some(text) = refused {
         return Err((text, None));
     }
+    let draft = match helm {
+        HelmVersion::V3 => v3::draft_of(&schema),
+        HelmVersion::V4 => v4::draft_of(&schema),
+    };
+    let schema = embedded::localize(&schema, draft);
     let doc = to_json(&Value::Map(values.clone()));
     match helm {
         HelmVersion::V3 => v3::validate(&schema, &doc),
@@ -234,6 +240,8 @@ pub fn remote_refs_tree(node: &Node) -> Vec<(String, String)> {
     };
     if let Some(s) = node.chart.schema.as_ref().filter(|s| may_refer(s)) {
         if let Ok(schema) = serde_json::from_slice::<J>(s) {
+            // A reference to a resource embedded under its own `$id` is not remote.
+            let schema = embedded::localize(&schema, v4::draft_of(&schema));
             let mut found = Vec::new();
             refs(&schema, &mut found);
             out.extend(found.into_iter().map(|r| (node.name.clone(), r)));

@@ -455,9 +455,16 @@ fn subschema_keyword(keyword: &str) -> Option<u32> {
 }
 
 /// Every subschema under `s` (at `ptr`) that a schema of `draft` has, with its
-/// pointer, parents before children, in document order.
-fn walk_subschemas(s: &J, ptr: &str, draft: u32, visit: &mut dyn FnMut(&str, &J)) {
-    visit(ptr, s);
+/// pointer, parents before children, in document order. `visit` also returns what
+/// the node's children are given (a base URI, say), starting from `state`.
+pub(super) fn walk_subschemas<S>(
+    s: &J,
+    ptr: &str,
+    draft: u32,
+    state: &S,
+    visit: &mut dyn FnMut(&str, &J, &S) -> S,
+) {
+    let inner = visit(ptr, s, state);
     let J::Object(o) = s else {
         return;
     };
@@ -474,7 +481,7 @@ fn walk_subschemas(s: &J, ptr: &str, draft: u32, visit: &mut dyn FnMut(&str, &J)
                 J::Object(m),
             ) => {
                 for (name, sub) in m {
-                    walk_subschemas(sub, &format!("{here}/{}", esc(name)), draft, visit);
+                    walk_subschemas(sub, &format!("{here}/{}", esc(name)), draft, &inner, visit);
                 }
             }
             (_, J::Array(a))
@@ -484,10 +491,10 @@ fn walk_subschemas(s: &J, ptr: &str, draft: u32, visit: &mut dyn FnMut(&str, &J)
                 ) =>
             {
                 for (i, sub) in a.iter().enumerate() {
-                    walk_subschemas(sub, &format!("{here}/{i}"), draft, visit);
+                    walk_subschemas(sub, &format!("{here}/{i}"), draft, &inner, visit);
                 }
             }
-            (_, J::Object(_) | J::Bool(_)) => walk_subschemas(v, &here, draft, visit),
+            (_, J::Object(_) | J::Bool(_)) => walk_subschemas(v, &here, draft, &inner, visit),
             _ => {}
         }
     }
@@ -503,7 +510,7 @@ fn subschemas_of(
     out: &mut std::collections::HashSet<String>,
     refs: &mut Vec<String>,
 ) {
-    walk_subschemas(s, &ptr, draft, &mut |at, sub| {
+    walk_subschemas(s, &ptr, draft, &(), &mut |at, sub, _| {
         out.insert(at.to_string());
         if let Some(J::String(r)) = sub.get("$ref") {
             refs.push(r.clone());
@@ -517,7 +524,7 @@ fn subschemas_of(
 fn bad_id(schema: &J, draft: u32) -> Option<String> {
     let key = if draft == 4 { "id" } else { "$id" };
     let mut bad = None;
-    walk_subschemas(schema, "", draft, &mut |ptr, s| {
+    walk_subschemas(schema, "", draft, &(), &mut |ptr, s, _| {
         let Some(o) = s.as_object().filter(|_| bad.is_none()) else {
             return;
         };
