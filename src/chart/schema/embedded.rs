@@ -67,6 +67,18 @@ fn id_of(node: &J, draft: u32) -> Option<&str> {
 /// `schema` with references to embedded resources made JSON pointers (see the
 /// module docs).
 pub(super) fn localize(schema: &J, draft: u32) -> Cow<'_, J> {
+    // Most schemas have no id below the root: they are not walked at all.
+    fn nested_id(v: &J, key: &str) -> bool {
+        let hit = |x: &J| x.get(key).is_some() || nested_id(x, key);
+        match v {
+            J::Object(o) => o.values().any(hit),
+            J::Array(a) => a.iter().any(hit),
+            _ => false,
+        }
+    }
+    if !nested_id(schema, if draft == 4 { "id" } else { "$id" }) {
+        return Cow::Borrowed(schema);
+    }
     let root =
         id_of(schema, draft).map_or_else(|| DOCUMENT.to_string(), |id| resolve(DOCUMENT, id));
     // Each embedded resource: its absolute id and its pointer.

@@ -25,6 +25,7 @@ use serde_json::{Map as JMap, Value as J};
 
 use super::v3::draft_of;
 use crate::funcs::regex::GoRegex;
+use crate::funcs::url;
 
 const DRAFT4: u32 = 4;
 const DRAFT6: u32 = 6;
@@ -334,7 +335,9 @@ impl Parser<'_> {
         if !fragment.is_empty() && !fragment.starts_with('/') {
             return Ok(());
         }
-        let fragment = percent_decode(fragment);
+        // The fragment is URL-encoded (`%25` for `%`); `go_url` has already
+        // refused a bad escape.
+        let fragment = url::path_unescape(fragment).unwrap_or_else(|_| fragment.to_string());
         let target = pointer(self.root, &fragment)?;
         if !is_schema_like(target) {
             return Err("valid schema must be of type object".to_string());
@@ -346,7 +349,7 @@ impl Parser<'_> {
 /// An `$id` or `$ref` is read as a URL reference first (gojsonreference), and
 /// Go's `url.Parse` error is the schema's.
 fn go_url(text: &str) -> Res {
-    crate::funcs::url::parse(text, crate::funcs::url::GoUrl::Go122).map(|_| ())
+    url::parse(text, url::GoUrl::Go122).map(|_| ())
 }
 
 /// Go's message for a failed type assertion, in the error Helm 3 makes of the
@@ -355,33 +358,9 @@ fn panic_conversion(is: &str, not: &str) -> String {
     format!("unable to validate schema: interface conversion: interface {{}} is {is}, not {not}")
 }
 
-/// A reference's fragment is URL-encoded (`%25` for `%`); the pointer is what it
-/// decodes to. Bytes that do not decode stay as written.
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn number(v: &J) -> Option<f64> {
-    v.as_f64()
-}
-
 fn numbers(m: &JMap<String, J>, draft: u32) -> Res {
     if let Some(v) = m.get("multipleOf") {
-        let Some(n) = number(v) else {
+        let Some(n) = v.as_f64() else {
             return Err(invalid_type("number", "multipleOf"));
         };
         if n <= 0.0 {
@@ -440,14 +419,19 @@ fn count(m: &JMap<String, J>, key: &str) -> Result<Option<i64>, String> {
     Ok(Some(n))
 }
 
-fn strings(m: &JMap<String, J>) -> Res {
-    let min = count(m, "minLength")?;
-    let max = count(m, "maxLength")?;
-    if let (Some(min), Some(max)) = (min, max) {
-        if min > max {
-            return Err("minLength cannot be greater than maxLength".to_string());
+/// A `min…`/`max…` pair of counts, checked one after the other and then
+/// against each other.
+fn count_pair(m: &JMap<String, J>, min: &str, max: &str) -> Res {
+    if let (Some(lo), Some(hi)) = (count(m, min)?, count(m, max)?) {
+        if lo > hi {
+            return Err(format!("{min} cannot be greater than {max}"));
         }
     }
+    Ok(())
+}
+
+fn strings(m: &JMap<String, J>) -> Res {
+    count_pair(m, "minLength", "maxLength")?;
     match m.get("pattern") {
         None => {}
         Some(J::String(p)) if GoRegex::compile(p).is_err() => {
@@ -463,13 +447,7 @@ fn strings(m: &JMap<String, J>) -> Res {
 }
 
 fn objects(m: &JMap<String, J>) -> Res {
-    let min = count(m, "minProperties")?;
-    let max = count(m, "maxProperties")?;
-    if let (Some(min), Some(max)) = (min, max) {
-        if min > max {
-            return Err("minProperties cannot be greater than maxProperties".to_string());
-        }
-    }
+    count_pair(m, "minProperties", "maxProperties")?;
     if let Some(r) = m.get("required") {
         let J::Array(names) = r else {
             return Err(must_be_of_an("required", "array"));
