@@ -938,7 +938,6 @@ fn fail(err: &ChartError, c: &Checked, pretty: bool) -> i32 {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &TemplateArgs) -> i32 {
-    size_pool();
     let c = match args.options() {
         Ok(x) => x,
         Err(Early(text)) => {
@@ -1001,25 +1000,6 @@ pub fn run(args: &TemplateArgs) -> i32 {
         }
         Err(e) => fail(&e, &c, pretty),
     }
-}
-
-/// One chart's render keeps its own thread busy: it parses alongside the pool
-/// (see `chart::preparse`) and executes the templates in order. A pool with a
-/// worker for every core then has one thread too many, and on a machine with two
-/// cores that extra thread cost more than it gave (its start-up and first heap
-/// pages, and turns taken from the main thread): rendering the shared corpus case
-/// by case, one worker instead of two took 3 to 5% less wall time (median per
-/// case) and 5 to 7% less CPU time in total. `RAYON_NUM_THREADS`, when set,
-/// still decides.
-fn size_pool() {
-    if std::env::var_os("RAYON_NUM_THREADS").is_some() {
-        return;
-    }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    // Fails only when the pool already exists, which leaves it as it was.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(cores.saturating_sub(1).max(1))
-        .build_global();
 }
 
 /// Helm's `CheckDependencies` failing: a dependency of `Chart.yaml` is not in
