@@ -7,8 +7,6 @@
 //! Helm 4 keeping trailing whitespace; Helm 4's longer kind list), so the splitters
 //! are hand-written equivalents of those regexes rather than a YAML stream parser.
 
-use rayon::prelude::*;
-
 use super::yamlio;
 use super::HelmVersion;
 use crate::source::Memo;
@@ -431,7 +429,7 @@ pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<S
     // the first failing document in order is the error, as when decoding in turn.
     let head = |(_, _, doc): &(&String, usize, String)| parse_head(helm, doc);
     let heads: Vec<_> = if super::worth_parallel(docs.iter().map(|d| d.2.len())) {
-        docs.par_iter().map(head).collect()
+        super::pool::map_shared(&docs, head)
     } else {
         docs.iter().map(head).collect()
     };

@@ -12,6 +12,7 @@ pub mod locate;
 pub mod manifest;
 pub mod metadata;
 pub mod objects;
+pub mod pool;
 pub mod postrender;
 pub mod preparse;
 pub mod provenance;
@@ -83,34 +84,8 @@ pub(crate) fn worth_parallel(sizes: impl Iterator<Item = usize>) -> bool {
     for n in sizes {
         total += n;
         if total >= MIN_BYTES {
-            size_pool();
             return true;
         }
     }
     false
-}
-
-/// Builds the global pool, the first time a render wants it, with a worker for
-/// every core but one, unless `RAYON_NUM_THREADS` decides or the pool exists already
-/// (a Helmfile stack or a matrix starts it first, with a worker per core).
-///
-/// Why one fewer: the render's own thread keeps working while the pool parses
-/// (see `preparse`), so a worker per core is one thread too many; on two cores,
-/// one worker instead of two took 3 to 5% less wall time per corpus case (median)
-/// and 5 to 7% less CPU in total. Why only here, not at start-up: a worker's start
-/// (its thread and first heap pages) costs about 0.4 ms, paid by every small chart
-/// that never uses the pool when it was built eagerly (6.8% more wall time per
-/// corpus case, median).
-fn size_pool() {
-    static SIZED: std::sync::Once = std::sync::Once::new();
-    SIZED.call_once(|| {
-        if std::env::var_os("RAYON_NUM_THREADS").is_some() {
-            return;
-        }
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        // Fails only when the pool already exists, which leaves it as it was.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(cores.saturating_sub(1).max(1))
-            .build_global();
-    });
 }

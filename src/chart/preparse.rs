@@ -159,7 +159,7 @@ impl PreParse {
         waiting.sort_by_key(|s| std::cmp::Reverse(s.source.text().len()));
         for slot in waiting {
             let shared = self.shared.clone();
-            rayon::spawn(move || {
+            let spawned = super::pool::spawn(move || {
                 if slot
                     .state
                     .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
@@ -177,6 +177,10 @@ impl PreParse {
                 }
                 slot.done.store(true, Ordering::Release);
             });
+            if !spawned {
+                // No pool: the slots stay queued, and the renderer parses them.
+                return;
+            }
         }
     }
 

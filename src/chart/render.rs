@@ -8,8 +8,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rayon::prelude::*;
-
 use super::capabilities::{Capabilities, KubeVersion};
 use super::coalesce::{coalesce_chart, Warnings};
 use super::error::{ChartError, Phase};
@@ -24,7 +22,7 @@ use super::schema;
 use super::tree::{process_dependencies, Node};
 use super::values::{ValueOptions, ValuesSource};
 use super::yamlio;
-use super::{worth_parallel, HelmVersion};
+use super::{pool, worth_parallel, HelmVersion};
 use crate::funcs::semver::is_compatible_range;
 use crate::funcs::{helm_registry, Flavor};
 use crate::source::{SourceFile, Vfs};
@@ -371,7 +369,7 @@ fn template_set(
     let parsed: Vec<_> = if let Some(early) = early {
         early
     } else if worth_parallel(tpls.iter().map(|t| t.source.text().len())) {
-        tpls.par_iter().map(parse).collect()
+        pool::map_shared(tpls, parse)
     } else {
         tpls.iter().map(parse).collect()
     };
