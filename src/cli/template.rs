@@ -953,8 +953,11 @@ pub fn run(args: &TemplateArgs) -> i32 {
     let chart = &c.chart;
     // `--dependency-update`: what `helm dependency update` prints while it runs.
     let mut update_log: Vec<String> = Vec::new();
+    // The loaded chart, kept to be leaked at the end (see below).
+    let mut keep: Option<Arc<Chart>> = None;
     let result = locate(chart, &vfs).and_then(|()| {
         render_path_with(chart, &c.opts, &vfs, |loaded| {
+            keep = Some(loaded.clone());
             if !c.dependency_update || !needs_update(&loaded) || !chart.is_dir() {
                 return Ok(loaded);
             }
@@ -986,6 +989,11 @@ pub fn run(args: &TemplateArgs) -> i32 {
         Some(dir) => write_output_dir(&rendered, &c, dir),
         None => rendered.helm_output(),
     };
+    // The process ends right after printing, and the system takes its memory back
+    // whole. Freeing the chart (its parsed templates) and the render piece by piece
+    // was 2% of a mid-sized chart's run (perf, four corpus charts).
+    std::mem::forget(keep);
+    std::mem::forget(rendered);
     match printed {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
