@@ -961,8 +961,9 @@ pub fn quote_meta(s: &str) -> String {
 }
 
 /// Compiled patterns, shared across calls (charts call the same few patterns in
-/// loops).
-fn cached(expr: &str) -> Result<Arc<GoRegex>, SyntaxError> {
+/// loops, and a values schema's patterns are compiled to check the schema and
+/// again to check the values).
+pub(crate) fn cached(expr: &str) -> Result<Arc<GoRegex>, SyntaxError> {
     static CACHE: std::sync::OnceLock<Mutex<HashMap<String, Arc<GoRegex>>>> =
         std::sync::OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));

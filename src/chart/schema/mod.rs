@@ -157,13 +157,15 @@ fn is_multiple(x: &serde_json::Number, m: &serde_json::Number) -> bool {
 /// Compiled `pattern`/`patternProperties` regexes (`None`: does not compile),
 /// with Go's syntax, which both Helm versions' libraries use.
 #[derive(Default)]
-struct Regexes(std::collections::HashMap<String, Option<crate::funcs::regex::GoRegex>>);
+struct Regexes(
+    std::collections::HashMap<String, Option<std::sync::Arc<crate::funcs::regex::GoRegex>>>,
+);
 
 impl Regexes {
     fn is_match(&mut self, pattern: &str, text: &str) -> Option<bool> {
         self.0
             .entry(pattern.to_string())
-            .or_insert_with(|| crate::funcs::regex::GoRegex::compile(pattern).ok())
+            .or_insert_with(|| crate::funcs::regex::cached(pattern).ok())
             .as_ref()
             .map(|re| re.is_match(text))
     }

@@ -24,7 +24,7 @@ use std::collections::HashSet;
 use serde_json::{Map as JMap, Value as J};
 
 use super::v3::draft_of;
-use crate::funcs::regex::GoRegex;
+use crate::funcs::regex::cached;
 use crate::funcs::url;
 
 const DRAFT4: u32 = 4;
@@ -221,7 +221,7 @@ impl Parser<'_> {
                 return Err(invalid_type("valid schema", "patternProperties"));
             };
             for (k, v) in pp {
-                if GoRegex::compile(k).is_err() {
+                if cached(k).is_err() {
                     return Err(format!("Invalid regex pattern '{k}'"));
                 }
                 self.schema(v, draft)?;
@@ -434,7 +434,7 @@ fn strings(m: &JMap<String, J>) -> Res {
     count_pair(m, "minLength", "maxLength")?;
     match m.get("pattern") {
         None => {}
-        Some(J::String(p)) if GoRegex::compile(p).is_err() => {
+        Some(J::String(p)) if cached(p).is_err() => {
             return Err("pattern must be a valid regex".to_string());
         }
         Some(J::String(_)) => {}
