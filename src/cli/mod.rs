@@ -117,6 +117,10 @@ pub fn main() -> i32 {
                 eprintln!("Error: {line}");
                 return 2;
             }
+            if let Some(help) = helmfile_without_command(&e, &argv) {
+                let _ = help.print();
+                return 0;
+            }
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             return code;
@@ -135,6 +139,22 @@ pub fn main() -> i32 {
         Command::Helmfile(args) => helmfile::run(*args),
         Command::Template(args) => template::run(&args),
     }
+}
+
+/// Helmfile run without a command, flags or not, prints its help on stdout and
+/// exits 0 (cobra's root command has nothing else to do); a script that probes
+/// `helmfile` that way sees the same from `stackproof helmfile`. The help is
+/// stackproof's own, for the commands it has.
+fn helmfile_without_command(e: &clap::Error, argv: &[std::ffi::OsString]) -> Option<clap::Error> {
+    use clap::error::ErrorKind;
+    let missing = matches!(
+        e.kind(),
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    if !missing || argv.get(1)?.to_str()? != "helmfile" {
+        return None;
+    }
+    parse_args(["stackproof", "helmfile", "--help"]).err()
 }
 
 /// Helm's one-line text for a flag `template` does not know (`unknown flag:
