@@ -1719,6 +1719,21 @@ impl Object for TimeValue {
         )
     }
 
+    /// Go checks a method call's arguments as a function's (count, then types,
+    /// each at its argument) before the method runs.
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        if !self.has_method(name) {
+            return None;
+        }
+        Some(match name {
+            "Format" => &[Ty::String],
+            "Add" | "Round" | "Truncate" => &[Ty::Duration],
+            "AddDate" => &[Ty::Int, Ty::Int, Ty::Int],
+            "Sub" | "Before" | "After" | "Equal" | "Compare" => &[Ty::Time],
+            _ => &[],
+        })
+    }
+
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
         let t = &self.0;
         let f = t.fields();
@@ -1864,6 +1879,10 @@ impl Object for DurationValue {
         )
     }
 
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        self.has_method(name).then_some(&[])
+    }
+
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
         let d = self.0;
         let split = |unit: i64| (d / unit) as f64 + (d % unit) as f64 / unit as f64;
@@ -1904,6 +1923,10 @@ impl Object for NamedInt {
         name == "String"
     }
 
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        self.has_method(name).then_some(&[])
+    }
+
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
         match name {
             "String" => Ok(Value::from(self.name)),
@@ -1931,6 +1954,10 @@ impl Object for LocationValue {
 
     fn has_method(&self, name: &str) -> bool {
         name == "String"
+    }
+
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        self.has_method(name).then_some(&[])
     }
 
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {

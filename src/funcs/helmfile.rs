@@ -196,6 +196,9 @@ impl crate::template::Object for DirEntryObj {
     fn has_method(&self, name: &str) -> bool {
         matches!(name, "Name" | "IsDir")
     }
+    fn method_params(&self, name: &str) -> Option<&'static [crate::template::Ty]> {
+        self.has_method(name).then_some(&[])
+    }
     fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
         match name {
             "Name" => Ok(Value::str(self.name.as_str())),

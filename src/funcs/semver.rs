@@ -828,6 +828,10 @@ impl SemverObject {
                     o.type_name()
                 )),
             },
+            // A nil *Version is a valid argument; the method then dereferences it.
+            [Value::Nil] => {
+                Err("runtime error: invalid memory address or nil pointer dereference".to_string())
+            }
             [other] => Err(format!(
                 "wrong type for value; expected *semver.Version; got {}",
                 other.type_name()
@@ -911,6 +915,20 @@ impl Object for SemverObject {
                 && (POINTER_METHODS.contains(&name)
                     || (self.lib == Lib::V3_5
                         && matches!(name, "LessThanEqual" | "GreaterThanEqual"))))
+    }
+
+    /// Go checks a method call's arguments as a function's (count, then types,
+    /// each at its argument) before the method runs.
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        if !self.has_method(name) {
+            return None;
+        }
+        Some(match name {
+            "SetPrerelease" | "SetMetadata" => &[Ty::String],
+            "Compare" | "LessThan" | "GreaterThan" | "Equal" | "LessThanEqual"
+            | "GreaterThanEqual" => &[Ty::Semver],
+            _ => &[],
+        })
     }
 
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {

@@ -133,7 +133,7 @@ impl ArgTy {
 
     fn can_be_nil(self) -> bool {
         match self {
-            ArgTy::Ty(t) => matches!(t, Ty::Any | Ty::List | Ty::Strings | Ty::Map),
+            ArgTy::Ty(t) => matches!(t, Ty::Any | Ty::List | Ty::Strings | Ty::Map | Ty::Semver),
             ArgTy::Reflect => true,
             ArgTy::NoType => true,
         }
@@ -148,6 +148,7 @@ impl ArgTy {
                 Val::plain(Value::List(super::value::List::nil(ListType::String)))
             }
             ArgTy::Ty(Ty::Any) => Val::iface(Value::Nil),
+            ArgTy::Ty(Ty::Semver) => Val::plain(Value::Nil),
             _ => Val::MISSING,
         }
     }
@@ -168,6 +169,8 @@ fn assignable(v: &Value, t: Ty) -> bool {
         Ty::Strings => matches!(v, Value::List(l) if l.ty() == ListType::String),
         Ty::Map => matches!(v, Value::Map(m) if m.ty() != MapType::String),
         Ty::Time => matches!(v, Value::Object(o) if o.type_name() == "time.Time"),
+        Ty::Semver => matches!(v, Value::Object(o) if o.type_name() == "*semver.Version"),
+        Ty::Duration => matches!(v, Value::Object(o) if o.type_name() == "time.Duration"),
     }
 }
 
@@ -1155,7 +1158,7 @@ impl<'s> State<'s> {
                 Node::Number { num, .. } if num.is_float => Ok(Val::plain(Value::Float(num.float))),
                 _ => Err(self.errorf(format!("expected float; found {}", found()))),
             },
-            ArgTy::Ty(t @ (Ty::Int | Ty::Int64)) => match tree.node(n) {
+            ArgTy::Ty(t @ (Ty::Int | Ty::Int64 | Ty::Duration)) => match tree.node(n) {
                 Node::Number { num, .. } if num.is_int => Ok(Val::plain(if t == Ty::Int {
                     Value::int(num.int)
                 } else {

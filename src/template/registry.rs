@@ -44,6 +44,11 @@ pub enum Ty {
     Map,
     /// `time.Time`: a host value whose Go type is `time.Time` (Sprig's dates).
     Time,
+    /// `*semver.Version`: what Sprig's `semver` returns (a pointer: nil is allowed).
+    Semver,
+    /// `time.Duration`: an integer constant converts to it; any other value must be
+    /// a host value of that Go type. A method receives a constant as an `int64`.
+    Duration,
 }
 
 impl Ty {
@@ -60,6 +65,8 @@ impl Ty {
             Ty::Strings => "[]string",
             Ty::Map => "map[string]interface {}",
             Ty::Time => "time.Time",
+            Ty::Semver => "*semver.Version",
+            Ty::Duration => "time.Duration",
         }
     }
 }
