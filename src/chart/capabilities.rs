@@ -497,6 +497,19 @@ impl Object for Capabilities {
         }
         .into()
     }
+    /// `Copy`, the one method Helm's `*Capabilities` has: a new pointer to a copy.
+    fn has_method(&self, name: &str) -> bool {
+        name == "Copy"
+    }
+    fn method_params(&self, name: &str) -> Option<&'static [Ty]> {
+        self.has_method(name).then_some(&[])
+    }
+    fn call_method(&self, name: &str, _args: &[Value]) -> Result<Value, String> {
+        match name {
+            "Copy" => Ok(self.to_value()),
+            _ => Err(format!("can't call method/function {name:?}")),
+        }
+    }
     fn field(&self, name: &str) -> Option<Value> {
         match name {
             "KubeVersion" => Some(Value::Object(Arc::new(self.kube_version.clone()))),
