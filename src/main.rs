@@ -9,7 +9,7 @@
 //! a chart's heap is several MB touched once, and zeroing one 2 MB page costs about
 //! what 100 small faults do. Peak memory grows (argo-cd 26 -> 47 MB) and every run
 //! we timed was as fast or faster (13 corpus charts, sum of medians 78 -> 70 ms).
-//! Its slices are 16 KiB rather than 64 (`.cargo/config.toml`), so that one page
+//! Its slices are 8 KiB rather than 64 (`.cargo/config.toml`), so that one page
 //! per size class spreads a small heap over fewer of those 2 MB pages.
 
 #[global_allocator]
