@@ -521,6 +521,30 @@ fn sniff_content_type(data: &[u8]) -> &'static str {
     }
 }
 
+/// What helm says of a chart reference that names nothing on disk (its
+/// `LocateChart`): a path (absolute or starting with `.`) is not found; a chart
+/// URL or an OCI reference would be downloaded, which stackproof does not do;
+/// anything else is `repo/chart`, of which stackproof knows no repository.
+pub fn lookup_error(reference: &str) -> String {
+    let s = reference;
+    if s.starts_with('/') || s.starts_with('.') {
+        return format!("path {s:?} not found");
+    }
+    let remote = s.starts_with("oci://")
+        || s.split_once("://").is_some_and(|(scheme, rest)| {
+            !scheme.is_empty() && rest.find('/').is_some_and(|slash| slash > 0)
+        });
+    if remote {
+        return format!(
+            "{s} is a remote chart; stackproof renders local charts only (download it with `helm pull` first)"
+        );
+    }
+    match s.split_once('/') {
+        Some((repo, _)) if !s.contains("://") => format!("repo {repo} not found"),
+        _ => format!("non-absolute URLs should be in form of repo_name/path_to_chart, got: {s}"),
+    }
+}
+
 /// Reads the members of a gzipped tar archive, dropping the top-level folder, with
 /// Helm's path safety checks.
 pub fn archive_files(data: &[u8]) -> Result<Vec<ChartFile>, String> {

@@ -843,30 +843,10 @@ fn locate(chart: &Path, vfs: &Vfs) -> Result<(), ChartError> {
     if vfs.exists(chart) {
         return Ok(());
     }
-    let s = chart.display().to_string();
-    if chart.is_absolute() || s.starts_with('.') {
-        return Err(ChartError::load(format!("path {s:?} not found")));
-    }
-    // What Helm would do next: pull an OCI chart or a chart URL (a scheme, a host
-    // and a path), or look the first segment up as a repository name, of which
-    // stackproof knows none.
-    let remote = s.starts_with("oci://")
-        || s.split_once("://").is_some_and(|(scheme, rest)| {
-            !scheme.is_empty() && rest.find('/').is_some_and(|slash| slash > 0)
-        });
-    if remote {
-        return Err(ChartError::load(format!(
-            "{s} is a remote chart; stackproof renders local charts only (download it with `helm pull` first)"
-        )));
-    }
-    match s.split_once('/') {
-        Some((repo, _)) if !s.contains("://") => {
-            Err(ChartError::load(format!("repo {repo} not found")))
-        }
-        _ => Err(ChartError::load(format!(
-            "non-absolute URLs should be in form of repo_name/path_to_chart, got: {s}"
-        ))),
-    }
+    let reference = chart.display().to_string();
+    Err(ChartError::load(crate::chart::loader::lookup_error(
+        &reference,
+    )))
 }
 
 /// The line stackproof adds under Helm's error text: where the failure is, when

@@ -1737,16 +1737,17 @@ impl Object for TimeValue {
     fn call_method(&self, name: &str, args: &[Value]) -> Result<Value, String> {
         let t = &self.0;
         let f = t.fields();
-        let want = |n: usize| -> Result<(), String> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!(
-                    "wrong number of args for {name}: want {n} got {}",
+        // The engine checks the count against `method_params` before calling; a
+        // direct caller gets Go's words too, rather than an index out of range.
+        if let Some(params) = self.method_params(name) {
+            if args.len() != params.len() {
+                return Err(format!(
+                    "wrong number of args for {name}: want {} got {}",
+                    params.len(),
                     args.len()
-                ))
+                ));
             }
-        };
+        }
         let other_time = |i: usize| -> Result<GoTime, String> {
             as_time(&args[i]).ok_or_else(|| wrong_arg(name, "time.Time", &args[i]))
         };
@@ -1777,7 +1778,6 @@ impl Object for TimeValue {
             "UnixMicro" => Value::int64(total.div_euclid(1_000) as i64),
             "UnixNano" => Value::int64(total as i64),
             "Format" => {
-                want(1)?;
                 let layout = args[0]
                     .as_str()
                     .ok_or_else(|| wrong_arg(name, "string", &args[0]))?;
@@ -1787,12 +1787,8 @@ impl Object for TimeValue {
             "UTC" => time_value(t.in_loc(Loc::Utc)),
             "Local" => time_value(t.in_loc(Loc::Local)),
             "Location" => Value::object(LocationValue(t.loc.clone())),
-            "Add" => {
-                want(1)?;
-                time_value(t.add(dur(0)?))
-            }
+            "Add" => time_value(t.add(dur(0)?)),
             "AddDate" => {
-                want(3)?;
                 let n = |i: usize| int_of(&args[i]).ok_or_else(|| wrong_arg(name, "int", &args[i]));
                 let mut r = GoTime::date(
                     f.year.wrapping_add(n(0)?),
@@ -1807,29 +1803,13 @@ impl Object for TimeValue {
                 r.mono = None;
                 time_value(r)
             }
-            "Sub" => {
-                want(1)?;
-                duration_value(t.sub(&other_time(0)?))
-            }
-            "Before" => {
-                want(1)?;
-                Value::Bool(t.sub(&other_time(0)?) < 0)
-            }
-            "After" => {
-                want(1)?;
-                Value::Bool(t.sub(&other_time(0)?) > 0)
-            }
-            "Equal" => {
-                want(1)?;
-                Value::Bool(t.sub(&other_time(0)?) == 0)
-            }
-            "Compare" => {
-                want(1)?;
-                Value::int(t.sub(&other_time(0)?).signum())
-            }
+            "Sub" => duration_value(t.sub(&other_time(0)?)),
+            "Before" => Value::Bool(t.sub(&other_time(0)?) < 0),
+            "After" => Value::Bool(t.sub(&other_time(0)?) > 0),
+            "Equal" => Value::Bool(t.sub(&other_time(0)?) == 0),
+            "Compare" => Value::int(t.sub(&other_time(0)?).signum()),
             "IsZero" => Value::Bool(t.unix == ZERO_UNIX && t.nsec == 0),
             "Round" | "Truncate" => {
-                want(1)?;
                 let d = dur(0)?;
                 let mut r = t.clone();
                 r.mono = None;

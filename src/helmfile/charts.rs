@@ -117,7 +117,7 @@ pub enum ChartSourceError {
         message: String,
     },
     /// A path chart that does not exist: Helmfile hands it to helm as written,
-    /// and helm fails looking it up ([`helm_locate_error`]).
+    /// and helm fails looking it up ([`crate::chart::loader::lookup_error`]).
     #[error("Error: {message}")]
     Missing { message: String },
     #[error("chart {chart:?} (release {release:?}): {dir} has no readable Chart.yaml")]
@@ -154,22 +154,6 @@ pub fn is_local_chart(chart: &str) -> bool {
     }
     let parts = chart.split('/').count();
     chart.is_empty() || chart.starts_with('/') || !chart.contains('/') || (parts != 2 && parts != 3)
-}
-
-/// What helm 3's chart lookup says about a path chart that is not there (helm
-/// runs in the state's directory and gets the reference as written): a path
-/// (absolute or starting with `.`) is not found, otherwise the first segment is
-/// taken for a repository name, or a bare name is not a chart URL.
-pub fn helm_locate_error(chart: &str) -> String {
-    if chart.starts_with('/') || chart.starts_with('.') {
-        return format!("path {chart:?} not found");
-    }
-    match chart.split_once('/') {
-        Some((repo, _)) => format!("repo {repo} not found"),
-        None => {
-            format!("non-absolute URLs should be in form of repo_name/path_to_chart, got: {chart}")
-        }
-    }
 }
 
 /// Helmfile's `IsOCIChart`: an `oci://` URL, or `repo/chart` whose repository is
@@ -306,7 +290,7 @@ impl ChartSources {
             }
             if !vfs.exists(&dir) {
                 return Err(ChartSourceError::Missing {
-                    message: helm_locate_error(chart),
+                    message: crate::chart::loader::lookup_error(chart),
                 });
             }
             let text = vfs.read_to_string(&dir.join("Chart.yaml")).map_err(|_| {

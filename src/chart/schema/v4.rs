@@ -295,6 +295,33 @@ struct V4<'a> {
     targets: std::collections::HashMap<usize, Option<&'a J>>,
 }
 
+impl<'a> V4<'a> {
+    /// A validator against `root`, a schema of `draft`.
+    fn new(root: &'a J, draft: u32, assert_format: bool) -> V4<'a> {
+        V4 {
+            slots: vec![String::new(); SHARED],
+            root,
+            draft,
+            regexes: Regexes::default(),
+            depth: 0,
+            assert_format,
+            targets: Default::default(),
+        }
+    }
+
+    /// Helm 4's lines for a failure: a group's members each at the top level, any
+    /// other failure as the one top entry.
+    fn render_top(&self, e: Err4, out: &mut String) {
+        let top = match e.kind {
+            Kind::Group => e.causes,
+            _ => vec![e],
+        };
+        for c in &top {
+            render(c, 0, &self.slots, out);
+        }
+    }
+}
+
 fn render(e: &Err4, indent: usize, slots: &[String], out: &mut String) {
     let skip = matches!(e.kind, Kind::Ref) && e.causes.len() == 1;
     let mut next = indent;
@@ -323,27 +350,13 @@ fn first_leaf(e: &Err4) -> &Err4 {
 /// Validates `doc`; on failure, Helm 4's lines and the first failing path.
 pub(super) fn validate(schema: &J, doc: &J) -> Result<(), (String, Vec<String>)> {
     let draft = draft_of(schema);
-    let mut v = V4 {
-        slots: vec![String::new(); SHARED],
-        root: schema,
-        draft,
-        regexes: Regexes::default(),
-        depth: 0,
-        assert_format: draft < 2019,
-        targets: Default::default(),
-    };
+    let mut v = V4::new(schema, draft, draft < 2019);
     let Some(e) = v.val(schema, doc, &Loc::ROOT) else {
         return Ok(());
     };
     let path = first_leaf(&e).loc.clone();
-    let top = match e.kind {
-        Kind::Group => e.causes,
-        _ => vec![e],
-    };
     let mut text = String::new();
-    for c in &top {
-        render(c, 0, &v.slots, &mut text);
-    }
+    v.render_top(e, &mut text);
     Err((text, path))
 }
 
@@ -401,27 +414,13 @@ pub(super) fn against_metaschema(schema: &J) -> Option<String> {
 /// `draft`, under the line naming both.
 fn metaschema_failure(doc: &J, draft: u32, at: &str) -> Option<String> {
     let meta = super::metaschema::bundle(draft);
-    let mut v = V4 {
-        slots: vec![String::new(); SHARED],
-        root: meta,
-        draft,
-        regexes: Regexes::default(),
-        depth: 0,
-        assert_format: true,
-        targets: Default::default(),
-    };
+    let mut v = V4::new(meta, draft, true);
     let e = v.val(meta, doc, &Loc::ROOT)?;
-    let top = match e.kind {
-        Kind::Group => e.causes,
-        _ => vec![e],
-    };
     let mut text = format!(
         "\"file:///values.schema.json#{at}\" is not valid against metaschema: jsonschema validation failed with '{}'\n",
         super::metaschema::url(draft)
     );
-    for c in &top {
-        render(c, 0, &v.slots, &mut text);
-    }
+    v.render_top(e, &mut text);
     // The newline every error gets ends the last line.
     text.pop();
     Some(text)

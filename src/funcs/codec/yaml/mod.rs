@@ -891,9 +891,9 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
     }
     // Set aside the maps that do not cast (as nil), convert the rest as usual,
     // then put the markers where the maps were. A marker's place: the section
-    // (`environments`, `releases`, or "" for the state itself), the environment
-    // name or release index, the field (`values` or `valuesTemplate`) and the index
-    // in it.
+    // (`environments`, `templates`, `releases`, `helmfiles`, or "" for the state
+    // itself), the environment or template name or the release or sub-helmfile
+    // index, the field (`values` or `valuesTemplate`) and the index in it.
     type Place = (&'static str, GoValue, &'static str, usize);
     let mut typed: Vec<(Place, TypedKeyValues)> = Vec::new();
     let mut set_aside = |section: &'static str, at: GoValue, entry: &mut GoValue, field| {
@@ -921,18 +921,14 @@ fn cast_state(mut v: GoValue) -> Result<Value, String> {
             release_struct_keys(release);
         }
     }
-    // Templates are decoded like releases (`map[string]TemplateSpec`).
+    // Templates are decoded like releases (`map[string]TemplateSpec`). A
+    // template's values are a release's once one inherits it (and never cast when
+    // none does); a sub-helmfile's values are cast when it loads.
     string_keys(str_entry_mut(&mut v, "templates"));
     if let Some(GoValue::Map(templates)) = str_entry_mut(&mut v, "templates") {
-        for (_, t) in templates.iter_mut() {
+        for (name, t) in templates.iter_mut() {
             string_keys(str_entry_mut(t, "labels"));
             release_struct_keys(t);
-        }
-    }
-    // A template's values are a release's once one inherits it (and never cast
-    // when none does); a sub-helmfile's values are cast when it loads.
-    if let Some(GoValue::Map(templates)) = str_entry_mut(&mut v, "templates") {
-        for (name, t) in templates.iter_mut() {
             if let GoValue::Str(_) = name {
                 set_aside("templates", name.clone(), t, "values");
                 set_aside("templates", name.clone(), t, "valuesTemplate");
