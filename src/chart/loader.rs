@@ -33,6 +33,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use super::error::ChartError;
 use super::ignore::Rules;
 use super::metadata::Metadata;
+use super::schema::SchemaFile;
 use super::yamlio;
 use crate::source::Vfs;
 use crate::template::{Map, Value};
@@ -157,7 +158,7 @@ pub struct Chart {
     pub values: Map,
     /// The raw `values.yaml`, when present.
     pub values_file: Option<ChartFile>,
-    pub schema: Option<Arc<[u8]>>,
+    pub schema: Option<Arc<SchemaFile>>,
     /// Subcharts found in `charts/`, in name order.
     pub dependencies: Vec<Arc<Chart>>,
     /// Where the chart was loaded from (directory, archive, or archive member).
@@ -260,6 +261,10 @@ pub trait LoadObserver: Sync {
     /// `root/charts/sub`); a file's template name is `{path}/{file.name}`. Called
     /// from any thread, once per chart, possibly for a chart whose load then fails.
     fn templates(&self, path: &str, templates: &[ChartFile]);
+
+    /// The `values.schema.json` of one chart of the tree, before the rest of that
+    /// chart is decoded.
+    fn schema(&self, _schema: &Arc<SchemaFile>) {}
 }
 
 /// An observer and the template-name prefix of the chart being loaded's parent.
@@ -636,6 +641,15 @@ fn load_files(
             raw_md = Some(md);
         }
     }
+    // The last of the name wins, as when sorting the files below.
+    let schema = files
+        .iter()
+        .rev()
+        .find(|f| f.name == "values.schema.json")
+        .map(|f| Arc::new(SchemaFile::new(f.data().clone())));
+    if let (Some(o), Some(schema)) = (&seen, &schema) {
+        o.observer.schema(schema);
+    }
     let path = match (&seen, &raw_md) {
         (Some(o), Some(md)) => {
             let path = match o.parent {
@@ -655,7 +669,6 @@ fn load_files(
     let mut lock = None;
     let mut values = Map::new();
     let mut values_file = None;
-    let mut schema = None;
     let mut templates = Vec::new();
     let mut plain = Vec::new();
     let mut sub: std::collections::BTreeMap<String, Vec<ChartFile>> = Default::default();
@@ -673,7 +686,7 @@ fn load_files(
                     .map_err(|e| format!("cannot load values.yaml: {e}"))?;
                 values_file = Some(f);
             }
-            "values.schema.json" => schema = Some(f.data().clone()),
+            "values.schema.json" => {}
             "requirements.yaml" => {
                 let md = raw_md.get_or_insert_with(super::metadata::RawMetadata::empty);
                 let v = yamlio::decode_typed(&f.str())

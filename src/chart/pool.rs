@@ -38,6 +38,15 @@ fn own_pool() -> Option<&'static ThreadPool> {
     .as_ref()
 }
 
+/// Starts this module's pool now, so that its worker is up by the time work
+/// comes (a thread takes a while to start, most of all on a VM whose other
+/// cores are idle). Does nothing inside a pool's worker.
+pub(crate) fn warm() {
+    if rayon::current_thread_index().is_none() {
+        own_pool();
+    }
+}
+
 /// Runs `job` on a worker: of the pool this thread belongs to, else of this
 /// module's own. Returns false (and drops `job`) when there is no pool to run it.
 pub(crate) fn spawn(job: impl FnOnce() + Send + 'static) -> bool {
@@ -105,6 +114,41 @@ where
         .collect()
 }
 
+/// `(a(), b())`, with `a` handed to a worker of the pool [`spawn`] would use while
+/// this thread runs `b`; if no worker has started `a` by the time `b` is done, this
+/// thread runs it too. Both have finished when this returns.
+pub(crate) fn beside<A, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B)
+where
+    A: Send,
+{
+    let job = Mutex::new(Some(a));
+    let out: Mutex<Option<A>> = Mutex::new(None);
+    let run = || {
+        let Some(a) = job.lock().ok().and_then(|mut j| j.take()) else {
+            return;
+        };
+        let r = a();
+        if let Ok(mut o) = out.lock() {
+            *o = Some(r);
+        }
+    };
+    let rb = in_scope(|scope| {
+        if let Some((scope, _)) = scope {
+            scope.spawn(|_| run());
+        }
+        let rb = b();
+        run();
+        rb
+    });
+    // The scope ended, so whoever took `a` has stored its result.
+    match out.into_inner().ok().flatten() {
+        Some(ra) => (ra, rb),
+        // A poisoned lock: the worker panicked inside `a`, which the scope has
+        // already passed on; this is not reached.
+        None => unreachable!("beside: the job ran without a result"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +174,18 @@ mod tests {
             (1..65).collect::<Vec<_>>()
         );
         assert!(out.iter().all(|p| p.1.is_some()));
+    }
+
+    #[test]
+    fn beside_runs_both_and_returns_both_results() {
+        let (a, b) = beside(|| (1..=100u64).sum::<u64>(), || "here");
+        assert_eq!((a, b), (5050, "here"));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a test pool");
+        let (a, b) = pool.install(|| beside(rayon::current_thread_index, || 2));
+        assert_eq!((a, b), (Some(0), 2));
     }
 
     #[test]

@@ -19,6 +19,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::loader::{ChartFile, LoadObserver};
+use super::schema::SchemaFile;
+use super::HelmVersion;
 use crate::source::SourceFile;
 use crate::template::{Error, TemplateSet};
 
@@ -42,6 +44,8 @@ struct Slot {
 pub struct PreParse {
     shared: Arc<Shared>,
     slots: Mutex<Slots>,
+    /// The Helm version whose schema checks to start early, if any.
+    schemas: Option<HelmVersion>,
 }
 
 #[derive(Default)]
@@ -71,7 +75,15 @@ impl PreParse {
                 finished: AtomicBool::new(false),
             }),
             slots: Mutex::new(Slots::default()),
+            schemas: None,
         }
+    }
+
+    /// Also has large `values.schema.json` files made ready for `helm`'s checks on
+    /// the pool while the load goes on (see [`SchemaFile`]).
+    pub fn with_schemas(mut self, helm: HelmVersion) -> PreParse {
+        self.schemas = Some(helm);
+        self
     }
 
     /// The parses of `items` (template names and texts), in their order: taken from
@@ -205,6 +217,18 @@ fn same_text(a: &SourceFile, b: &SourceFile) -> bool {
 }
 
 impl LoadObserver for PreParse {
+    fn schema(&self, schema: &Arc<SchemaFile>) {
+        let Some(helm) = self.schemas else { return };
+        if self.shared.finished.load(Ordering::Acquire)
+            || !super::render::worth_a_worker(schema.bytes().len())
+        {
+            return;
+        }
+        let schema = schema.clone();
+        // Without a pool the renderer prepares it when it gets there.
+        super::pool::spawn(move || schema.prepare(helm));
+    }
+
     fn templates(&self, path: &str, templates: &[ChartFile]) {
         if self.shared.finished.load(Ordering::Acquire) {
             return;

@@ -475,8 +475,17 @@ pub fn render_path_with(
         locate::values_error(vfs, &mut err);
         err
     })?;
-    // Templates parse on the pool while the load goes on (see `preparse`).
-    let pre = PreParse::new(new_set(opts.helm));
+    // Templates parse on the pool while the load goes on (see `preparse`), and so
+    // do the checks of a large schema need no values; the pool starts before the
+    // load when the chart's own schema says it will be wanted.
+    if !opts.skip_schema_validation
+        && vfs
+            .file_len(&path.join("values.schema.json"))
+            .is_some_and(|n| worth_a_worker(usize::try_from(n).unwrap_or(usize::MAX)))
+    {
+        pool::warm();
+    }
+    let pre = PreParse::new(new_set(opts.helm)).with_schemas(opts.helm);
     let chart = load_for_render(path, opts, vfs, Some(&pre))?;
     let chart = prepare(chart)?;
     render_with(&chart, opts, user, vfs, Some(&pre))
@@ -666,6 +675,91 @@ fn render_with(
     })
 }
 
+/// What rendering starts from once the values are known: the values as the
+/// templates see them, the templates in rendering order with their top-level
+/// objects, and their parsed set.
+struct Prepared {
+    values: Map,
+    tpls: Vec<Renderable>,
+    set: Arc<TemplateSet>,
+}
+
+/// Helm's checks between the values and rendering (`--labels`, the chart's
+/// `kubeVersion`), then the templates' objects and parse. Reads the values without
+/// changing them, so it can run while the schemas are checked.
+fn prepare_templates(
+    helm: HelmVersion,
+    chart: &Chart,
+    opts: &RenderOptions,
+    caps: &Capabilities,
+    root: &Node,
+    values: &Map,
+    pre: Option<&PreParse>,
+) -> Result<Prepared, ChartError> {
+    let md = &chart.metadata;
+    let values = values.retyped(values_type(helm));
+    // Helm checks `--labels` when it builds the release, after the values (and
+    // before rendering): a reserved name fails even though template prints no
+    // release record.
+    if opts.release_checks
+        && opts
+            .labels
+            .iter()
+            .any(|(k, _)| SYSTEM_LABELS.contains(&k.as_str()))
+    {
+        let supplied = match helm {
+            HelmVersion::V3 => "suplied",
+            HelmVersion::V4 => "supplied",
+        };
+        return Err(ChartError::new(
+            Phase::Prepare,
+            format!(
+                "user {supplied} labels contains system reserved label name. System labels: [{}]",
+                SYSTEM_LABELS.join(" ")
+            ),
+        ));
+    }
+
+    if !md.kube_version.is_empty()
+        && !is_compatible_range(
+            &md.kube_version,
+            caps.kube_version.for_constraints(),
+            helm.semver_lib(),
+        )
+    {
+        return Err(ChartError::render(format!(
+            "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
+            md.kube_version, caps.kube_version.version
+        )));
+    }
+
+    let top = Map::new();
+    top.insert("Capabilities", caps.to_value());
+    top.insert(
+        "Release",
+        release_map(&opts.release_name, &opts.namespace, opts.is_upgrade, 1),
+    );
+    top.insert("Values", Value::Map(values.clone()));
+    let mut tpls = Vec::new();
+    collect(helm, root, None, &top, &mut tpls);
+    sort_templates(&mut tpls);
+    let set = template_set(helm, chart, &tpls, pre)?;
+    Ok(Prepared { values, tpls, set })
+}
+
+/// The size of every `values.schema.json` in the render tree.
+fn schema_bytes(node: &Node) -> usize {
+    node.chart.schema.as_ref().map_or(0, |s| s.bytes().len())
+        + node.deps.iter().map(schema_bytes).sum::<usize>()
+}
+
+/// Whether schemas of this size are worth a worker's time beside the template
+/// parse: a small one is checked before the pool could start.
+pub(super) fn worth_a_worker(schema_bytes: usize) -> bool {
+    const MIN_BYTES: usize = 16 * 1024;
+    schema_bytes >= MIN_BYTES && worth_parallel(std::iter::once(usize::MAX))
+}
+
 /// The render proper; `warnings` collects what Helm logs on the way, in order.
 fn render_logging(
     chart: &Arc<Chart>,
@@ -746,8 +840,30 @@ fn render_logging(
     let caps = Capabilities::new(helm, kube_version, &opts.api_versions);
     let values = coalesce_chart(helm, &root, &user, false, &mut w)
         .map_err(|e| ChartError::new(Phase::Prepare, e))?;
-    if !opts.skip_schema_validation {
-        if let Err((e, path)) = schema::validate_tree_at(helm, &root, &values) {
+    // Helm checks the values against the charts' schemas before anything below,
+    // so a schema failure is the error whatever else would fail. The check only
+    // reads the values, as does everything up to the templates' parse, so when the
+    // schemas are large enough to be worth it a worker validates while this thread
+    // goes on, and the schemas' verdict is looked at first.
+    let check_schema = !opts.skip_schema_validation;
+    let validate = || {
+        if !check_schema {
+            return Ok(Vec::new());
+        }
+        schema::validate_tree_at(helm, &root, &values)?;
+        // Helm downloads a schema's remote `$ref`s; stackproof reads nothing over
+        // the network, so the values pass unchecked against them.
+        Ok(schema::remote_refs_tree(&root))
+    };
+    let prepare = || prepare_templates(helm, chart, opts, &caps, &root, &values, pre);
+    let (checked, prepared) = if check_schema && worth_a_worker(schema_bytes(&root)) {
+        let (checked, prepared) = pool::beside(validate, prepare);
+        (checked, Some(prepared))
+    } else {
+        (validate(), None)
+    };
+    match checked {
+        Err((e, path)) => {
             let mut err = ChartError::new(
                 Phase::Prepare,
                 format!(
@@ -760,63 +876,18 @@ fn render_logging(
             });
             return Err(err);
         }
-        // Helm downloads a schema's remote `$ref`s; stackproof reads nothing over the
-        // network, so the values pass unchecked against them. Saying so keeps a
-        // passing render from claiming more than was checked.
-        for (chart, r) in schema::remote_refs_tree(&root) {
-            warnings.push(format!(
-                "WARNING: {chart}: values.schema.json refers to {r}, which stackproof does not download: values were not checked against it"
-            ));
-        }
-    }
-    let values = values.retyped(values_type(helm));
-    warnings.extend(w.lines(helm));
-    // Helm checks `--labels` when it builds the release, after the values (and
-    // before rendering): a reserved name fails even though template prints no
-    // release record.
-    if opts.release_checks
-        && opts
-            .labels
-            .iter()
-            .any(|(k, _)| SYSTEM_LABELS.contains(&k.as_str()))
-    {
-        let supplied = match helm {
-            HelmVersion::V3 => "suplied",
-            HelmVersion::V4 => "supplied",
-        };
-        return Err(ChartError::new(
-            Phase::Prepare,
+        // Saying so keeps a passing render from claiming more than was checked.
+        Ok(remote) => warnings.extend(remote.into_iter().map(|(chart, r)| {
             format!(
-                "user {supplied} labels contains system reserved label name. System labels: [{}]",
-                SYSTEM_LABELS.join(" ")
-            ),
-        ));
+                "WARNING: {chart}: values.schema.json refers to {r}, which stackproof does not download: values were not checked against it"
+            )
+        })),
     }
-
-    if !md.kube_version.is_empty()
-        && !is_compatible_range(
-            &md.kube_version,
-            caps.kube_version.for_constraints(),
-            helm.semver_lib(),
-        )
-    {
-        return Err(ChartError::render(format!(
-            "chart requires kubeVersion: {} which is incompatible with Kubernetes {}",
-            md.kube_version, caps.kube_version.version
-        )));
-    }
-
-    let top = Map::new();
-    top.insert("Capabilities", caps.to_value());
-    top.insert(
-        "Release",
-        release_map(&opts.release_name, &opts.namespace, opts.is_upgrade, 1),
-    );
-    top.insert("Values", Value::Map(values.clone()));
-    let mut tpls = Vec::new();
-    collect(helm, &root, None, &top, &mut tpls);
-    sort_templates(&mut tpls);
-    let set = template_set(helm, chart, &tpls, pre)?;
+    warnings.extend(w.lines(helm));
+    let Prepared { values, tpls, set } = match prepared {
+        Some(prepared) => prepared?,
+        None => prepare()?,
+    };
 
     let mut host = Host::with(opts.seed, opts.now);
     host.vfs = vfs.clone();

@@ -137,6 +137,17 @@ impl Vfs {
             .is_ok_and(|m| m.is_file() && creds.mode_grants_read(m.uid(), m.gid(), m.mode()))
     }
 
+    /// The size of the regular file at `path`, if there is one.
+    pub fn file_len(&self, path: &Path) -> Option<u64> {
+        if let Some(b) = self.overlay_for(path) {
+            return u64::try_from(b.len()).ok();
+        }
+        std::fs::metadata(path)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .map(|m| m.len())
+    }
+
     pub fn is_file(&self, path: &Path) -> bool {
         self.overlay_for(path).is_some() || path.is_file()
     }

@@ -15,6 +15,9 @@
 //! Shared here: turning values into the JSON instance, JSON equality and types,
 //! local `$ref` resolution and the regex cache.
 
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
 use serde_json::Value as J;
 
 use super::tree::Node;
@@ -171,37 +174,166 @@ impl Regexes {
     }
 }
 
+/// A chart's `values.schema.json`, and what each Helm version's library makes of
+/// it before looking at any value, worked out once per version. That part (decoding
+/// the document, refusing a schema Helm refuses, resolving embedded resources) is
+/// most of a large schema's cost and needs no values, so a render can have a worker
+/// do it while the chart is still loading (see `preparse`); rendering the same
+/// loaded chart again (a matrix, a Helmfile stack) does not repeat it.
+pub struct SchemaFile {
+    bytes: Arc<[u8]>,
+    /// The document, when it is one JSON value and nothing else (what it almost
+    /// always is): both versions start from this then.
+    json: OnceLock<Option<Arc<J>>>,
+    /// Indexed by [`version_slot`].
+    compiled: [OnceLock<Compiled>; 2],
+    /// The documents its `$ref`s point to outside itself, in order of appearance.
+    remote: OnceLock<Vec<String>>,
+}
+
+/// What one Helm version makes of a schema document before any value.
+struct Compiled {
+    /// The schema with embedded resources made local (often
+    /// [`SchemaFile::json`] itself), or the error Helm prints for the document
+    /// itself (not JSON, refused as a schema).
+    schema: Result<Arc<J>, String>,
+}
+
+fn version_slot(helm: HelmVersion) -> usize {
+    match helm {
+        HelmVersion::V3 => 0,
+        HelmVersion::V4 => 1,
+    }
+}
+
+impl SchemaFile {
+    pub fn new(bytes: Arc<[u8]>) -> SchemaFile {
+        SchemaFile {
+            bytes,
+            json: OnceLock::new(),
+            compiled: [OnceLock::new(), OnceLock::new()],
+            remote: OnceLock::new(),
+        }
+    }
+
+    pub fn bytes(&self) -> &Arc<[u8]> {
+        &self.bytes
+    }
+
+    /// Works out what `helm` makes of the document, unless that is done or under
+    /// way on another thread (then this waits for it).
+    pub fn prepare(&self, helm: HelmVersion) {
+        let _ = self.schema(helm);
+    }
+
+    fn json(&self) -> Option<&Arc<J>> {
+        self.json
+            .get_or_init(|| serde_json::from_slice(&self.bytes).ok().map(Arc::new))
+            .as_ref()
+    }
+
+    /// The schema `helm`'s library validates with, or its error for the document.
+    fn schema(&self, helm: HelmVersion) -> Result<&J, &String> {
+        let compiled = self.compiled[version_slot(helm)].get_or_init(|| Compiled {
+            schema: self.compile(helm),
+        });
+        compiled.schema.as_deref()
+    }
+
+    /// What `helm`'s library holds before validating: the document with its
+    /// embedded resources made local, or its error for the document itself.
+    fn compile(&self, helm: HelmVersion) -> Result<Arc<J>, String> {
+        // A document that is one JSON value decodes to that value under both
+        // versions' readers; only one that is not needs the Go reader's errors
+        // (or, for Helm 3, its reading of the first value alone).
+        let decoded = match self.json() {
+            Some(json) => json.clone(),
+            None => Arc::new(load::decode(helm, &self.bytes)?),
+        };
+        // A schema Helm refuses fails before any value is looked at.
+        let refused = match helm {
+            HelmVersion::V3 => parse3::refusal(&decoded),
+            HelmVersion::V4 => v4::against_metaschema(&decoded),
+        };
+        if let Some(text) = refused {
+            return Err(text);
+        }
+        let draft = match helm {
+            HelmVersion::V3 => v3::draft_of(&decoded),
+            HelmVersion::V4 => v4::draft_of(&decoded),
+        };
+        Ok(match embedded::localize(&decoded, draft) {
+            Cow::Owned(local) => Arc::new(local),
+            Cow::Borrowed(_) => decoded,
+        })
+    }
+
+    /// The documents `$ref`s point to outside this one (`https://host/defs.json`
+    /// for `https://host/defs.json#/x`), each once.
+    fn remote_refs(&self) -> &[String] {
+        self.remote.get_or_init(|| {
+            let mut out = Vec::new();
+            // Most schemas refer to nothing at all; those are not walked (a key
+            // can only be `$ref` if the text holds `$ref`, or escapes its `$`).
+            let may_refer = memchr::memmem::find(&self.bytes, b"$ref").is_some()
+                || memchr::memmem::find(&self.bytes, b"\\u0024").is_some();
+            if let Some(schema) = self.json().filter(|_| may_refer) {
+                // A reference to a resource embedded under its own `$id` is not
+                // remote.
+                remote_refs(&embedded::localize(schema, v4::draft_of(schema)), &mut out);
+            }
+            out
+        })
+    }
+}
+
+impl std::fmt::Debug for SchemaFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaFile")
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+/// Adds to `out` the documents `$ref`s under `v` point to outside their own.
+fn remote_refs(v: &J, out: &mut Vec<String>) {
+    match v {
+        J::Object(o) => {
+            for (k, x) in o {
+                match (k.as_str(), x) {
+                    ("$ref", J::String(r)) if !r.starts_with('#') => {
+                        let doc = r.split('#').next().unwrap_or(r).to_string();
+                        if !out.contains(&doc) {
+                            out.push(doc);
+                        }
+                    }
+                    _ => remote_refs(x, out),
+                }
+            }
+        }
+        J::Array(a) => a.iter().for_each(|x| remote_refs(x, out)),
+        _ => {}
+    }
+}
+
 /// Validates one values map against one schema document; the error text is what
 /// Helm prints under the chart's name.
 pub fn validate_one(helm: HelmVersion, values: &Map, schema: &[u8]) -> Result<(), String> {
-    validate_one_at(helm, values, schema).map_err(|(text, _)| text)
+    validate_one_at(helm, values, &SchemaFile::new(Arc::from(schema))).map_err(|(text, _)| text)
 }
 
 /// [`validate_one`], also giving the path of the first failing value.
 fn validate_one_at(
     helm: HelmVersion,
     values: &Map,
-    schema: &[u8],
+    schema: &SchemaFile,
 ) -> Result<(), (String, Option<Vec<String>>)> {
-    // A schema that is not JSON, or that Helm refuses as a schema, fails before
-    // any value is looked at: there is no value to point at.
-    let schema = load::decode(helm, schema).map_err(|e| (e, None))?;
-    let refused = match helm {
-        HelmVersion::V3 => parse3::refusal(&schema),
-        HelmVersion::V4 => v4::against_metaschema(&schema),
-    };
-    if let Some(text) = refused {
-        return Err((text, None));
-    }
-    let draft = match helm {
-        HelmVersion::V3 => v3::draft_of(&schema),
-        HelmVersion::V4 => v4::draft_of(&schema),
-    };
-    let schema = embedded::localize(&schema, draft);
+    // A refused document has no value to point at.
+    let schema = schema.schema(helm).map_err(|e| (e.clone(), None))?;
     let doc = to_json(&Value::Map(values.clone()));
     match helm {
-        HelmVersion::V3 => v3::validate(&schema, &doc),
-        HelmVersion::V4 => v4::validate(&schema, &doc),
+        HelmVersion::V3 => v3::validate(schema, &doc),
+        HelmVersion::V4 => v4::validate(schema, &doc),
     }
     .map_err(|(text, path)| (text, Some(path)))
 }
@@ -215,40 +347,13 @@ pub fn validate_tree(helm: HelmVersion, node: &Node, values: &Map) -> Result<(),
 /// own document (`https://host/defs.json` for `https://host/defs.json#/x`), as
 /// `(chart name, document)` in tree order, each once per chart.
 pub fn remote_refs_tree(node: &Node) -> Vec<(String, String)> {
-    fn refs(v: &J, out: &mut Vec<String>) {
-        match v {
-            J::Object(o) => {
-                for (k, x) in o {
-                    match (k.as_str(), x) {
-                        ("$ref", J::String(r)) if !r.starts_with('#') => {
-                            let doc = r.split('#').next().unwrap_or(r).to_string();
-                            if !out.contains(&doc) {
-                                out.push(doc);
-                            }
-                        }
-                        _ => refs(x, out),
-                    }
-                }
-            }
-            J::Array(a) => a.iter().for_each(|x| refs(x, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    // Most schemas refer to nothing at all; those are not decoded a second time
-    // (a key can only be `$ref` if the text holds `$ref`, or escapes its `$`).
-    let may_refer = |s: &[u8]| {
-        memchr::memmem::find(s, b"$ref").is_some() || memchr::memmem::find(s, b"\\u0024").is_some()
-    };
-    if let Some(s) = node.chart.schema.as_ref().filter(|s| may_refer(s)) {
-        if let Ok(schema) = serde_json::from_slice::<J>(s) {
-            // A reference to a resource embedded under its own `$id` is not remote.
-            let schema = embedded::localize(&schema, v4::draft_of(&schema));
-            let mut found = Vec::new();
-            refs(&schema, &mut found);
-            out.extend(found.into_iter().map(|r| (node.name.clone(), r)));
-        }
-    }
+    let mut out: Vec<(String, String)> = node
+        .chart
+        .schema
+        .iter()
+        .flat_map(|s| s.remote_refs())
+        .map(|r| (node.name.clone(), r.clone()))
+        .collect();
     for d in &node.deps {
         out.extend(remote_refs_tree(d));
     }
