@@ -4,7 +4,8 @@
 # chart loading, rendering, printing), RUNS times each, and prints per case the
 # median wall time of both and the ratio helm/stackproof, and the mean CPU time (user
 # + system, which a busy machine disturbs less than wall time) and its ratio; then
-# the smallest, median and geometric-mean ratios and the totals. Cases where either
+# the smallest, median and geometric-mean ratios and the totals, and last both tools'
+# times on a chart of one small template (their start-up floor). Cases where either
 # tool fails (exit code != 0) are timed too and marked.
 #
 # Usage: scripts/bench-corpus.sh [RUNS]          (default 5)
@@ -103,6 +104,17 @@ while IFS=$'\t' read -r chart id args; do
 done <"$corpus/cases.tsv"
 
 [ "$n" -gt 0 ] || { echo "bench-corpus: no cases" >&2; exit 2; }
+
+# What each tool costs before any chart work: a chart of one ten-line template.
+# Helm's start-up is most of its time on a mid-sized chart, so the ratio a chart
+# can reach is bounded by the ratio of these two.
+floor="$tmp/floor"
+mkdir -p "$floor/templates"
+printf 'apiVersion: v2\nname: floor\nversion: 0.1.0\n' >"$floor/Chart.yaml"
+printf 'a: 1\n' >"$floor/values.yaml"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  a: {{ .Values.a | quote }}\n' >"$floor/templates/cm.yaml"
+read -r fh fhc _ < <(time_median "$helm" template rel "$floor")
+read -r fs fsc _ < <(time_median "$sp" template rel "$floor" --helm-version "$version")
 summary() { # $1 = label, $2 = ratio file, $3 = helm total us, $4 = stackproof total us
   sort -n "$2" | awk -v label="$1" -v ht="$3" -v st="$4" '
     { a[NR] = $1; lg += log($1 > 0 ? $1 : 1e-9); if ($1 < 20) below++ }
@@ -115,3 +127,6 @@ echo
 echo "cases: $n ($(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 summary "wall" "$ratios" "$helm_total" "$sp_total"
 summary "cpu " "$cpu_ratios" "$helm_cpu" "$sp_cpu"
+printf 'floor (a one-template chart): wall helm %s ms, stackproof %s ms (%sx); cpu helm %s ms, stackproof %s ms\n' \
+  "$(ms "$fh")" "$(ms "$fs")" "$(awk -v h="$fh" -v s="$fs" 'BEGIN { printf "%.1f", (s > 0 ? h / s : 0) }')" \
+  "$(ms "$fhc")" "$(ms "$fsc")"
