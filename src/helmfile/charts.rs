@@ -73,6 +73,10 @@ impl Clone for ChartSources {
 pub enum ChartOrigin {
     /// A path chart (`./x`, `../x`, absolute, or a bare name), used in place.
     LocalPath,
+    /// A repository-form reference (`charts/app`) naming a chart in the state's
+    /// folder, which helm finds there and uses in place. Helmfile still treats it
+    /// as a repository chart: it builds no dependencies for it.
+    HelmPath,
     /// From the explicit map.
     Mapped,
     /// Found by `Chart.yaml` discovery.
@@ -208,6 +212,51 @@ fn is_exact_version(pin: &str) -> bool {
         })
 }
 
+/// A chart used in place from `dir`, a chart folder or a packaged chart.
+fn local_chart(
+    vfs: &Vfs,
+    release: &str,
+    chart: &str,
+    dir: PathBuf,
+    origin: ChartOrigin,
+) -> Result<ResolvedChart, ChartSourceError> {
+    if vfs.is_file(&dir) {
+        // A packaged chart (`helm package` output): helm template loads the
+        // archive itself; its name and version come from its Chart.yaml.
+        let c = crate::chart::Chart::load(&dir, vfs).map_err(|e| ChartSourceError::BadArchive {
+            release: release.into(),
+            chart: chart.into(),
+            message: e.message,
+        })?;
+        return Ok(ResolvedChart {
+            name: c.metadata.name.clone(),
+            tree_version: c.metadata.version.clone(),
+            dir,
+            origin,
+            stamped_version: None,
+        });
+    }
+    if !vfs.exists(&dir) {
+        return Err(ChartSourceError::Missing {
+            message: crate::chart::loader::lookup_error(chart),
+        });
+    }
+    let text =
+        vfs.read_to_string(&dir.join("Chart.yaml"))
+            .map_err(|_| ChartSourceError::NoChartYaml {
+                release: release.into(),
+                chart: chart.into(),
+                dir: dir.display().to_string(),
+            })?;
+    Ok(ResolvedChart {
+        name: chart_yaml_field(&text, "name").unwrap_or_default(),
+        tree_version: chart_yaml_field(&text, "version").unwrap_or_default(),
+        dir,
+        origin,
+        stamped_version: None,
+    })
+}
+
 impl ChartSources {
     pub fn new(map: BTreeMap<String, PathBuf>, search_dirs: Vec<PathBuf>) -> ChartSources {
         ChartSources {
@@ -270,43 +319,14 @@ impl ChartSources {
     ) -> Result<ResolvedChart, ChartSourceError> {
         if is_local_chart(chart) {
             let dir = super::paths::normalize(&base_dir.join(chart));
-            if vfs.is_file(&dir) {
-                // A packaged chart (`helm package` output): helm template loads the
-                // archive itself; its name and version come from its Chart.yaml.
-                let c = crate::chart::Chart::load(&dir, vfs).map_err(|e| {
-                    ChartSourceError::BadArchive {
-                        release: release.into(),
-                        chart: chart.into(),
-                        message: e.message,
-                    }
-                })?;
-                return Ok(ResolvedChart {
-                    name: c.metadata.name.clone(),
-                    tree_version: c.metadata.version.clone(),
-                    dir,
-                    origin: ChartOrigin::LocalPath,
-                    stamped_version: None,
-                });
-            }
-            if !vfs.exists(&dir) {
-                return Err(ChartSourceError::Missing {
-                    message: crate::chart::loader::lookup_error(chart),
-                });
-            }
-            let text = vfs.read_to_string(&dir.join("Chart.yaml")).map_err(|_| {
-                ChartSourceError::NoChartYaml {
-                    release: release.into(),
-                    chart: chart.into(),
-                    dir: dir.display().to_string(),
-                }
-            })?;
-            return Ok(ResolvedChart {
-                name: chart_yaml_field(&text, "name").unwrap_or_default(),
-                tree_version: chart_yaml_field(&text, "version").unwrap_or_default(),
-                dir,
-                origin: ChartOrigin::LocalPath,
-                stamped_version: None,
-            });
+            return local_chart(vfs, release, chart, dir, ChartOrigin::LocalPath);
+        }
+        // Helm looks any reference up as a path first, from the state's folder
+        // (where Helmfile runs it), so `charts/app` naming something there is that
+        // chart, though Helmfile takes it for a repository chart.
+        let as_path = super::paths::normalize(&base_dir.join(chart));
+        if !chart.contains("://") && vfs.exists(&as_path) {
+            return local_chart(vfs, release, chart, as_path, ChartOrigin::HelmPath);
         }
         let name = chart_name_of(chart);
         let stamp = |tree: &str| {
