@@ -47,3 +47,27 @@ fn an_unknown_command_still_fails() {
     assert_ne!(code, Some(0));
     assert!(stderr.contains("no-such-command"), "{stderr}");
 }
+
+/// An `--output-file-template` that does not parse fails as Helmfile words it
+/// (helmfile 0.166.0 prints exactly this line), and writes nothing.
+#[test]
+fn an_output_file_template_that_does_not_parse_names_the_template() {
+    let stack = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("charts-under-test/helmfile/stack-charts/repo-form-path.yaml");
+    let out = std::env::temp_dir().join(format!("sp-ofile-{}", std::process::id()));
+    let template = format!("{}/{{{{ .Release.Name", out.display());
+    let (code, _, stderr) = run(&[
+        "--file",
+        &stack.display().to_string(),
+        "write-values",
+        "--skip-deps",
+        "--output-file-template",
+        &template,
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let want = format!(
+        "parsing output-file template \"{template}\": template: output-file:1: unclosed action"
+    );
+    assert!(stderr.contains(&want), "{stderr}");
+    assert!(!out.exists(), "nothing is written");
+}

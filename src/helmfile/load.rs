@@ -711,6 +711,9 @@ impl Loader<'_> {
             kube_context = spec.kube_context.clone();
             let mut entries: Vec<Value> = Vec::new();
             let mut secret_maps = Vec::new();
+            // Helmfile finds every secrets file (a missing one fails here) before
+            // it decrypts any.
+            let mut secret_files = Vec::new();
             for s in &spec.secrets {
                 let Some(files) = self.resolve_file(
                     spec.missing_file_handler.as_deref(),
@@ -723,17 +726,18 @@ impl Loader<'_> {
                 else {
                     continue;
                 };
-                for f in files {
-                    if f.ends_with(".hcl") {
-                        // Helmfile decrypts an HCL secrets file and evaluates it
-                        // with the environment's HCL values files, first of them.
-                        self.plain_hcl_secret(&f, &st.cwd)?;
-                        let abs = paths::resolve(&st.cwd, &f);
-                        entries.push(Value::String(abs.to_string_lossy().as_ref().into()));
-                        continue;
-                    }
-                    secret_maps.push(self.plain_secret(&f, &st.cwd)?);
+                secret_files.extend(files);
+            }
+            for f in secret_files {
+                if f.ends_with(".hcl") {
+                    // Helmfile decrypts an HCL secrets file and evaluates it
+                    // with the environment's HCL values files, first of them.
+                    self.plain_hcl_secret(&f, &st.cwd)?;
+                    let abs = paths::resolve(&st.cwd, &f);
+                    entries.push(Value::String(abs.to_string_lossy().as_ref().into()));
+                    continue;
                 }
+                secret_maps.push(self.plain_secret(&f, &st.cwd)?);
             }
             entries.extend(spec.values.iter().cloned());
             values = self.load_values_entries(

@@ -492,8 +492,18 @@ pub fn output_file_path(
         host: &host,
     })
     .map_err(|f| {
+        // No partial output: the template did not parse.
+        let parsed = f.partial.is_some();
         let e = template_error(*f.error);
-        let m = format!("executing output-file template: {}", e.message);
+        let m = if parsed {
+            format!("executing output-file template: {}", e.message)
+        } else {
+            format!(
+                "parsing output-file template {}: {}",
+                crate::template::fmt::quote(template),
+                e.message
+            )
+        };
         HelmfileError { message: m, ..e }
     })
 }
