@@ -312,21 +312,136 @@ fn run_program(
         .wait_with_output()
         .map_err(|e| FuncError::call(format!("exec: {command:?}: {e}")))?;
     if !out.status.success() {
-        return Err(FuncError::call(format!(
-            "command \"{command}\" exited with non-zero status:\n\nPATH:\n  {command}\n\nARGS:\n{}\n\nERROR:\n  {}\n\nEXIT STATUS\n  {}\n\nSTDERR:\n  {}",
-            argv.iter()
-                .enumerate()
-                .map(|(i, a)| format!("  {i}: {a} ({} bytes)", a.len()))
-                .collect::<Vec<_>>()
-                .join("\n"),
+        let path = look_path(command);
+        let mut full = vec![command.to_string()];
+        full.extend(argv);
+        return Err(FuncError::call(exit_error(
+            &path,
+            &full,
             out.status,
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stderr)
+            &String::from_utf8_lossy(&out.stderr),
+            &String::from_utf8_lossy(&out.stdout),
         )));
     }
     Ok(Value::str(
         crate::template::gostr::from_slice(&out.stdout).as_ref(),
     ))
+}
+
+/// Where Go's `exec.Command` finds a program: a name with a `/` as it is, else
+/// the first executable file of that name in a `PATH` folder (the process's own
+/// `PATH`), else the name.
+fn look_path(command: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    if command.contains('/') {
+        return command.to_string();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let dir = if dir.as_os_str().is_empty() {
+            std::path::PathBuf::from(".")
+        } else {
+            dir
+        };
+        let candidate = dir.join(command);
+        let executable = std::fs::metadata(&candidate)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        if executable && candidate.is_absolute() {
+            return candidate.to_string_lossy().into_owned();
+        }
+    }
+    command.to_string()
+}
+
+/// helmexec's `Indent`: every non-empty line prefixed, empty lines dropped, and
+/// (as it does) no line break written before the last line.
+fn go_indent(text: &str, indent: &str) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len() - 1;
+    let mut b = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 && i < last && !line.is_empty() {
+            b.push('\n');
+        }
+        if !line.is_empty() {
+            b.push_str(indent);
+            b.push_str(line);
+        }
+    }
+    b
+}
+
+/// helmexec's `ExitError` text for a program that failed: its path, every argument
+/// (the program's own name first), Go's words for how it ended, its exit status
+/// (-1 when a signal ended it), and what it printed. In the combined output Go
+/// has stdout and stderr in whatever order its two copying goroutines ran (either
+/// comes first from run to run when both were written); stdout first here.
+fn exit_error(
+    path: &str,
+    args: &[String],
+    status: std::process::ExitStatus,
+    stderr: &str,
+    stdout: &str,
+) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let (how, code) = match (status.code(), status.signal()) {
+        (Some(code), _) => (format!("exit status {code}"), code),
+        (None, Some(sig)) => {
+            let core = if status.core_dumped() {
+                " (core dumped)"
+            } else {
+                ""
+            };
+            (format!("signal: {}{core}", signal_name(sig)), -1)
+        }
+        (None, None) => ("exit status -1".to_string(), -1),
+    };
+    let mut out = format!("PATH:\n{}", go_indent(path, "  "));
+    out.push_str("\n\nARGS:");
+    for (i, a) in args.iter().enumerate() {
+        out.push_str(&format!(
+            "\n{}",
+            go_indent(&format!("{i}: {a} ({} bytes)", a.len()), "  ")
+        ));
+    }
+    out.push_str(&format!("\n\nERROR:\n{}", go_indent(&how, "  ")));
+    out.push_str(&format!(
+        "\n\nEXIT STATUS\n{}",
+        go_indent(&code.to_string(), "  ")
+    ));
+    if !stderr.is_empty() {
+        out.push_str(&format!("\n\nSTDERR:\n{}", go_indent(stderr, "  ")));
+    }
+    let combined = format!("{stdout}{stderr}");
+    if !combined.is_empty() {
+        out.push_str(&format!(
+            "\n\nCOMBINED OUTPUT:\n{}",
+            go_indent(&combined, "  ")
+        ));
+    }
+    format!(
+        "command {} exited with non-zero status:\n\n{out}",
+        crate::template::fmt::quote(path)
+    )
+}
+
+/// Go's name of a signal (`syscall.Signal.String`) for the common ones.
+fn signal_name(sig: i32) -> String {
+    match sig {
+        1 => "hangup".into(),
+        2 => "interrupt".into(),
+        3 => "quit".into(),
+        4 => "illegal instruction".into(),
+        6 => "aborted".into(),
+        7 => "bus error".into(),
+        8 => "floating point exception".into(),
+        9 => "killed".into(),
+        11 => "segmentation fault".into(),
+        13 => "broken pipe".into(),
+        14 => "alarm clock".into(),
+        15 => "terminated".into(),
+        other => format!("signal {other}"),
+    }
 }
 
 fn exec(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
