@@ -485,7 +485,10 @@ pub fn render_path_with(
     {
         pool::warm();
     }
-    let pre = PreParse::new(new_set(opts.helm)).with_schemas(opts.helm);
+    let mut pre = PreParse::new(new_set(opts.helm));
+    if !opts.skip_schema_validation {
+        pre = pre.with_schemas(opts.helm);
+    }
     let chart = load_for_render(path, opts, vfs, Some(&pre))?;
     let chart = prepare(chart)?;
     render_with(&chart, opts, user, vfs, Some(&pre))
