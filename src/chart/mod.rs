@@ -71,12 +71,18 @@ pub fn rendering_on_one_thread<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Whether this thread's render may hand work to other threads (not inside
+/// [`rendering_on_one_thread`]).
+pub(crate) fn may_spread() -> bool {
+    !ONE_THREAD.with(std::cell::Cell::get)
+}
+
 /// Whether work over texts of these sizes is worth spreading over threads. Parsing
 /// runs at roughly 100 bytes per microsecond, so below this much text the thread
 /// hand-off (and, in a one-shot `template` run, starting the pool) costs more than
 /// it saves. Never inside [`rendering_on_one_thread`].
 pub(crate) fn worth_parallel(sizes: impl Iterator<Item = usize>) -> bool {
-    if ONE_THREAD.with(std::cell::Cell::get) {
+    if !may_spread() {
         return false;
     }
     const MIN_BYTES: usize = 32 * 1024;

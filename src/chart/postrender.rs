@@ -31,13 +31,13 @@ impl PostRenderer {
             let p = cwd.join(path);
             match std::fs::metadata(&p) {
                 Err(e) => Err(format!("exec: {path:?}: stat {path}: {}", io_text(&e))),
-                Ok(m) if m.is_dir() || !is_executable(&m) => {
+                Ok(m) if m.is_dir() || !crate::source::is_executable(&m) => {
                     Err(format!("exec: {path:?}: permission denied"))
                 }
                 Ok(_) => Ok(p),
             }
         } else {
-            search_path(path)
+            crate::source::search_path(path)
                 .ok_or_else(|| format!("exec: {path:?}: executable file not found in $PATH"))
         };
         match found {
@@ -148,36 +148,6 @@ fn io_text(e: &std::io::Error) -> String {
         Some(f) => f.to_lowercase().collect::<String>() + c.as_str(),
         None => s,
     }
-}
-
-#[cfg(unix)]
-fn is_executable(m: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    m.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_: &std::fs::Metadata) -> bool {
-    true
-}
-
-fn search_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| {
-            // An empty entry means the current directory, as in Go's LookPath.
-            if dir.as_os_str().is_empty() {
-                PathBuf::from(".").join(name)
-            } else {
-                dir.join(name)
-            }
-        })
-        .find(|p| {
-            std::fs::metadata(p)
-                .map(|m| !m.is_dir() && is_executable(&m))
-                .unwrap_or(false)
-        })
-        .map(|p| clean(&p))
 }
 
 #[cfg(all(test, unix))]

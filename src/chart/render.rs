@@ -760,7 +760,7 @@ fn schema_bytes(node: &Node) -> usize {
 /// parse: a small one is checked before the pool could start.
 pub(super) fn worth_a_worker(schema_bytes: usize) -> bool {
     const MIN_BYTES: usize = 16 * 1024;
-    schema_bytes >= MIN_BYTES && worth_parallel(std::iter::once(usize::MAX))
+    schema_bytes >= MIN_BYTES && super::may_spread()
 }
 
 /// The render proper; `warnings` collects what Helm logs on the way, in order.

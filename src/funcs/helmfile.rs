@@ -329,28 +329,14 @@ fn run_program(
 }
 
 /// Where Go's `exec.Command` finds a program: a name with a `/` as it is, else
-/// the first executable file of that name in a `PATH` folder (the process's own
-/// `PATH`), else the name.
+/// the absolute path `PATH` search finds, else the name.
 fn look_path(command: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
     if command.contains('/') {
         return command.to_string();
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let dir = if dir.as_os_str().is_empty() {
-            std::path::PathBuf::from(".")
-        } else {
-            dir
-        };
-        let candidate = dir.join(command);
-        let executable = std::fs::metadata(&candidate)
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-        if executable && candidate.is_absolute() {
-            return candidate.to_string_lossy().into_owned();
-        }
-    }
-    command.to_string()
+    crate::source::search_path(command)
+        .filter(|p| p.is_absolute())
+        .map_or_else(|| command.to_string(), |p| p.to_string_lossy().into_owned())
 }
 
 /// helmexec's `Indent`: every non-empty line prefixed, empty lines dropped, and

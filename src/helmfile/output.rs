@@ -492,8 +492,7 @@ pub fn output_file_path(
         host: &host,
     })
     .map_err(|f| {
-        // No partial output: the template did not parse.
-        let parsed = f.partial.is_some();
+        let parsed = f.error.kind != crate::template::ErrorKind::Parse;
         let e = template_error(*f.error);
         let m = if parsed {
             format!("executing output-file template: {}", e.message)

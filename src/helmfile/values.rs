@@ -47,13 +47,16 @@ fn value_files(
     for (i, v) in entries.iter().enumerate() {
         match v {
             Value::String(s) => {
-                let mut entry = format!("{}{}", r.values_path_prefix, s);
+                let entry = format!("{}{}", r.values_path_prefix, s);
                 // Helmfile joins a values path to the state's base path before
                 // anything else (which also cleans it: `./x.yaml` is `x.yaml` in
-                // its messages); a secrets path is used as written.
-                if kind == "values" {
-                    entry = super::load::normalize_storage_path(&st.base_path, &entry);
-                }
+                // its messages, where a secrets entry shows as written).
+                let (entry, shown) = if kind == "values" {
+                    let joined = super::load::normalize_storage_path(&st.base_path, &entry);
+                    (joined.clone(), joined)
+                } else {
+                    (entry, s.to_string())
+                };
                 let Some(files) = ld.resolve_file(
                     r.missing_file_handler.as_deref(),
                     kind,
@@ -76,14 +79,7 @@ fn value_files(
                 }
                 let content = ld
                     .render_values_file(&path, &data, &st.cwd, &release_label(st, r))
-                    .map_err(|e| {
-                        let shown = if kind == "values" {
-                            entry.as_str()
-                        } else {
-                            s.as_ref()
-                        };
-                        e.wrap(format!("failed to render values files \"{shown}\""))
-                    })?;
+                    .map_err(|e| e.wrap(format!("failed to render values files \"{shown}\"")))?;
                 out.push(ValuesFile {
                     origin: s.to_string(),
                     path: Some(path),

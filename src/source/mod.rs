@@ -8,9 +8,11 @@
 //! stackproof writes through a `Vfs`: inputs are read-only by construction.
 
 mod memo;
+mod programs;
 mod vfs;
 
 pub use memo::{expect_repeats, Memo};
+pub use programs::{is_executable, search_path};
 
 /// A hash map for lookups on the render path (function names, template names,
 /// anchors): foldhash instead of the default SipHash, whose cost showed in every

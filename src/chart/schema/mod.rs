@@ -338,11 +338,6 @@ fn validate_one_at(
     .map_err(|(text, path)| (text, Some(path)))
 }
 
-/// `ValidateAgainstSchema` over the render tree.
-pub fn validate_tree(helm: HelmVersion, node: &Node, values: &Map) -> Result<(), String> {
-    validate_tree_at(helm, node, values).map_err(|(text, _)| text)
-}
-
 /// The documents that `$ref`s of the chart tree's schemas point to outside their
 /// own document (`https://host/defs.json` for `https://host/defs.json#/x`), as
 /// `(chart name, document)` in tree order, each once per chart.
@@ -360,7 +355,7 @@ pub fn remote_refs_tree(node: &Node) -> Vec<(String, String)> {
     out
 }
 
-/// [`validate_tree`], also giving the values path (from the root chart's values,
+/// `ValidateAgainstSchema` over the render tree, also giving the values path (from the root chart's values,
 /// through subchart keys) of the first failing value, for pointing at the file that
 /// set it.
 pub fn validate_tree_at(
