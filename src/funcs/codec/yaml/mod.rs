@@ -65,6 +65,7 @@ mod compose;
 mod decode;
 mod emitter;
 mod encode;
+mod fast;
 mod gofmt;
 mod json;
 pub use json::write_string as write_json_string;
@@ -453,6 +454,17 @@ pub fn decode_shared(text: &str, opts: &DecodeOptions) -> Result<Value, YamlErro
 /// [`decode`] without the process-wide table: always parses. For callers that keep
 /// their own table of results, and for measuring the codec.
 pub fn decode_uncached(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
+    // Plain block YAML (most values files) is read directly; whatever that reader
+    // is unsure of, and every error, comes from the full decoder below. (Strict
+    // decoding reports repeated keys, which that reader never accepts anyway.)
+    if !opts.strict {
+        let string_keys = matches!(opts.mode, Mode::HelmfileMap);
+        if let Some(v) = fast::document(text, string_keys) {
+            if let Ok((value, _)) = convert(v, text, opts) {
+                return Ok(value);
+            }
+        }
+    }
     let doc = parse_first(text).map_err(|e| wrap_mode(e, opts))?;
     decode_doc(doc.as_ref(), text, opts, false).map(|(v, _)| v)
 }
@@ -543,25 +555,43 @@ fn decode_doc(
         Some(doc) => run_decoder(doc, text, target, opts.strict, want_spans)
             .map_err(|e| wrap_mode(e, opts))?,
     };
-    let (value, key_text): (Value, fn(&GoValue) -> String) = match opts.mode {
-        Mode::Helm(t) => (helm_convert(decoded.value, t, text)?, helm_key_text),
+    let (value, key_text) = convert(decoded.value, text, opts)?;
+    let spans = if want_spans {
+        build_span_map(decoded.spans, key_text)
+    } else {
+        SpanMap::new()
+    };
+    Ok((value, spans))
+}
+
+/// The decoder's `interface{}` (or `map[string]interface{}`) result turned into what
+/// the mode's program ends up with, and how that program spells a map key.
+type KeyText = fn(&GoValue) -> String;
+
+fn convert(
+    value: GoValue,
+    text: &str,
+    opts: &DecodeOptions,
+) -> Result<(Value, KeyText), YamlError> {
+    Ok(match opts.mode {
+        Mode::Helm(t) => (helm_convert(value, t, text)?, helm_key_text),
         Mode::HelmfileMap => {
-            let v = match decoded.value {
+            let v = match value {
                 GoValue::Map(m) => cast_map(m).map_err(|m| cast_error(m, text))?,
                 _ => Value::Map(Map::new()),
             };
             (v, plain_key_text)
         }
         Mode::V2 => (
-            cast_value(decoded.value).map_err(|m| cast_error(m, text))?,
+            cast_value(value).map_err(|m| cast_error(m, text))?,
             plain_key_text,
         ),
         Mode::HelmfileState => (
-            cast_state(decoded.value).map_err(|m| cast_error(m, text))?,
+            cast_state(value).map_err(|m| cast_error(m, text))?,
             plain_key_text,
         ),
         Mode::V2JsonKeys => (
-            json_keys_value(decoded.value)
+            json_keys_value(value)
                 .and_then(|v| match find_non_finite(&v) {
                     // sigs.k8s.io/yaml marshals the document to JSON, which has no
                     // NaN or infinity (`ratio: .nan` anywhere fails the manifest).
@@ -577,13 +607,7 @@ fn decode_doc(
                 })?,
             helm_key_text,
         ),
-    };
-    let spans = if want_spans {
-        build_span_map(decoded.spans, key_text)
-    } else {
-        SpanMap::new()
-    };
-    Ok((value, spans))
+    })
 }
 
 fn plain_key_text(k: &GoValue) -> String {

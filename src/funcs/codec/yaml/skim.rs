@@ -107,7 +107,7 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
 /// printable ASCII, tab, newline (alone or after a carriage return), and the
 /// printable ranges above (without the byte-order mark, and without NEL, LS and PS,
 /// which YAML 1.1 counts as breaks).
-fn printable(text: &str) -> bool {
+pub(super) fn printable(text: &str) -> bool {
     let bytes = text.as_bytes();
     let ascii_ok = |b: u8| (b' '..0x7f).contains(&b) || b == b'\n' || b == b'\t';
     let crlf = |i: usize| bytes.get(i + 1) == Some(&b'\n');
@@ -131,7 +131,7 @@ fn printable(text: &str) -> bool {
 /// A plain key at the start of `s` followed by `:` and a space or the line's end:
 /// the key and what follows the colon. Only keys that are surely one plain scalar,
 /// not a merge key, and that convert to a JSON key.
-fn plain_key(s: &str) -> Option<(&str, &str)> {
+pub(super) fn plain_key(s: &str) -> Option<(&str, &str)> {
     let bytes = s.as_bytes();
     if !plain_start(s) {
         return None;
@@ -158,7 +158,7 @@ fn plain_key(s: &str) -> Option<(&str, &str)> {
 
 /// Whether a plain scalar may start `s` in block context: not with an indicator,
 /// except `-`, `?` and `:` followed by a non-space (`--flag`, `-1`).
-fn plain_start(s: &str) -> bool {
+pub(super) fn plain_start(s: &str) -> bool {
     let b = s.as_bytes();
     match b.first() {
         None | Some(b' ') => false,
@@ -168,14 +168,14 @@ fn plain_start(s: &str) -> bool {
 }
 
 /// `-` as a block sequence entry: followed by a space or the line's end.
-fn is_dash(s: &str) -> bool {
+pub(super) fn is_dash(s: &str) -> bool {
     let b = s.as_bytes();
     b.first() == Some(&b'-') && matches!(b.get(1), None | Some(b' '))
 }
 
 /// Whether what is left of a line after a node is nothing but spaces and perhaps a
 /// comment (which needs a space before its `#`).
-fn rest_is_blank(rest: &str) -> bool {
+pub(super) fn rest_is_blank(rest: &str) -> bool {
     let t = rest.trim_start_matches(' ');
     t.is_empty() || (t.starts_with('#') && t.len() < rest.len())
 }
@@ -480,7 +480,7 @@ impl<'a> Checker<'a> {
 /// Whether the node at the start of `s` (after a dash) is a mapping key: `Some(true)`
 /// for `key:`, `Some(false)` for a lone scalar, `None` for what this reader leaves
 /// to the parser.
-fn starts_key(s: &str) -> Option<bool> {
+pub(super) fn starts_key(s: &str) -> Option<bool> {
     match s.as_bytes().first()? {
         b'"' | b'\'' => {
             let rest = &s[quoted_end(s)?..];
@@ -498,13 +498,13 @@ fn starts_key(s: &str) -> Option<bool> {
 
 /// What follows the `:` that `rest` starts with, when that colon ends a key (a
 /// space or the line's end follows it).
-fn after_key_colon(rest: &str) -> Option<&str> {
+pub(super) fn after_key_colon(rest: &str) -> Option<&str> {
     let after = rest.strip_prefix(':')?;
     (after.is_empty() || after.starts_with(' ')).then_some(after)
 }
 
 /// A plain scalar's text before a comment on its line, and whether there was one.
-fn before_comment(s: &str) -> (&str, bool) {
+pub(super) fn before_comment(s: &str) -> (&str, bool) {
     match s.find(" #") {
         Some(i) => (&s[..i], true),
         None => (s, false),
@@ -513,7 +513,7 @@ fn before_comment(s: &str) -> (&str, bool) {
 
 /// Whether a plain scalar's text (trailing spaces removed) holds a `:` that starts
 /// a mapping value: one followed by a space, or one at its end.
-fn holds_mapping_value(text: &str) -> bool {
+pub(super) fn holds_mapping_value(text: &str) -> bool {
     text.contains(": ") || text.ends_with(':')
 }
 
@@ -563,7 +563,7 @@ fn flow_seq_end(s: &str) -> Option<usize> {
 }
 
 /// How far a quoted scalar's text goes on one line.
-enum Quoted {
+pub(super) enum Quoted {
     /// Closed: the byte just past the closing quote.
     Closed(usize),
     /// Still open at the line's end: the scalar goes on to the next line.
@@ -574,7 +574,7 @@ enum Quoted {
 }
 
 /// Scans the text of a scalar quoted with `quote` from byte `from` of line `b`.
-fn scan_quoted(b: &[u8], quote: u8, from: usize) -> Quoted {
+pub(super) fn scan_quoted(b: &[u8], quote: u8, from: usize) -> Quoted {
     let mut i = from;
     while i < b.len() {
         match b[i] {

@@ -1,0 +1,661 @@
+//! A direct reader for the common shape of a values file, building go-yaml's result
+//! without its token queue, events and node tree.
+//!
+//! Helm decodes every chart's `values.yaml` (and every `-f` file and `fromYaml`
+//! text) through the full libyaml pipeline, which costs about a tenth of a typical
+//! render. Most of those texts are block mappings and sequences whose scalars are
+//! plain, single-line quoted, `{}`/`[]` or literal block scalars, between comment
+//! lines. [`document`] reads exactly that subset a line at a time and gives the
+//! same [`GoValue`] the decoder would. Anything else (flow collections with
+//! content, folded or multi-line scalars, anchors, aliases, tags, merge keys,
+//! quoted keys, double-quoted escapes, tabs, carriage returns, document markers,
+//! repeated keys, a root that is not a block collection in column 0, any
+//! indentation it cannot place) makes it answer `None`, and the caller runs the
+//! full decoder, which also owns every error message. So it only ever accepts
+//! texts the full decoder reads without error, to the same value; the tests hold
+//! it to that on every YAML file of the repository and on mutations of them.
+
+use super::decode::{GoMap, GoValue};
+use super::resolve::{resolve, TIMESTAMP_TAG};
+use super::scanner::is_indicator;
+use super::skim::{
+    after_key_colon, before_comment, holds_mapping_value, is_dash, plain_key, plain_start,
+    printable, rest_is_blank, scan_quoted, starts_key, Quoted,
+};
+
+/// How deep this reader follows nesting before leaving the text to the decoder.
+const MAX_DEPTH: usize = 128;
+
+/// The value of the first document of `text` when it is in the subset this reader
+/// vouches for; `None` when the full decoder must read it. With `string_keys`, as
+/// decoded into `map[string]interface{}`: the root must be a mapping, and its keys
+/// are their text as written (`on`, `1`), as go-yaml's string target takes them.
+pub(super) fn document(text: &str, string_keys: bool) -> Option<GoValue> {
+    if !printable(text) || memchr::memchr2(b'\t', b'\r', text.as_bytes()).is_some() {
+        return None;
+    }
+    let body = text.strip_suffix('\n');
+    let mut r = Reader {
+        lines: body.unwrap_or(text).split('\n').collect(),
+        i: 0,
+        head: None,
+        depth: 0,
+        ends_in_newline: body.is_some(),
+    };
+    // A `---` may open the document.
+    if let Some(at) = r
+        .lines
+        .iter()
+        .position(|l| !l.trim_start_matches(' ').is_empty() && !l.starts_with('#'))
+    {
+        if let Some(after) = r.lines[at].strip_prefix("---") {
+            if !rest_is_blank(after) {
+                return None;
+            }
+            r.i = at + 1;
+        }
+    }
+    let (indent, rest) = r.peek()?;
+    if indent != 0 {
+        return None;
+    }
+    let v = if is_dash(rest) {
+        if string_keys {
+            return None;
+        }
+        r.sequence(0, false)?
+    } else {
+        r.mapping(0, string_keys)?
+    };
+    // Only blank and comment lines may follow the root.
+    (r.peek().is_none() && !r.refused()).then_some(v)
+}
+
+struct Reader<'a> {
+    lines: Vec<&'a str>,
+    /// The line to read next.
+    i: usize,
+    /// The rest of line `i` after a dash, and its column, when a node starts there.
+    head: Option<(usize, &'a str)>,
+    depth: usize,
+    /// A block scalar on the last line without a newline is chomped differently;
+    /// such texts are left to the decoder.
+    ends_in_newline: bool,
+}
+
+impl<'a> Reader<'a> {
+    /// The next line with content (skipping blank and comment lines): its
+    /// indentation and text. Lines that would end the document are refused.
+    fn peek(&mut self) -> Option<(usize, &'a str)> {
+        if let Some(h) = self.head {
+            return Some(h);
+        }
+        while let Some(&line) = self.lines.get(self.i) {
+            let rest = line.trim_start_matches(' ');
+            if rest.is_empty() || rest.starts_with('#') {
+                self.i += 1;
+                continue;
+            }
+            let indent = line.len() - rest.len();
+            if indent == 0 && (rest.starts_with("---") || rest.starts_with("...")) {
+                // A document marker (or text the decoder must judge).
+                self.i = self.lines.len() + 1;
+                return None;
+            }
+            return Some((indent, rest));
+        }
+        None
+    }
+
+    /// Whether `peek` gave up on a line rather than reaching the end.
+    fn refused(&self) -> bool {
+        self.i > self.lines.len()
+    }
+
+    fn advance(&mut self) {
+        self.head = None;
+        self.i += 1;
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= MAX_DEPTH).then_some(())
+    }
+
+    /// A block mapping whose keys stand in column `col`; with `string_keys`, keyed by
+    /// their text rather than their typed values.
+    fn mapping(&mut self, col: usize, string_keys: bool) -> Option<GoValue> {
+        self.enter()?;
+        let mut m = GoMap::new();
+        loop {
+            let Some((indent, rest)) = self.peek() else {
+                if self.refused() {
+                    return None;
+                }
+                break;
+            };
+            if indent < col {
+                break;
+            }
+            if indent > col || is_dash(rest) {
+                return None;
+            }
+            let (key, after) = match rest.as_bytes()[0] {
+                q @ (b'"' | b'\'') => match scan_quoted(rest.as_bytes(), q, 1) {
+                    // A simple key is at most 1024 characters.
+                    Quoted::Closed(end) if end <= 512 => (
+                        GoValue::Str(unquote(&rest[1..end - 1], q)?),
+                        after_key_colon(&rest[end..])?,
+                    ),
+                    _ => return None,
+                },
+                _ => {
+                    let (key, after) = plain_key(rest)?;
+                    let key = match string_keys {
+                        true => GoValue::Str(key.to_string()),
+                        false => plain_value(key)?,
+                    };
+                    (key, after)
+                }
+            };
+            if m.contains_key(&key) {
+                return None;
+            }
+            self.advance();
+            let value = if rest_is_blank(after) {
+                self.below(col, true)?
+            } else {
+                self.inline(col, after.trim_start_matches(' '))?
+            };
+            m.insert(key, value);
+        }
+        self.depth -= 1;
+        Some(GoValue::Map(m))
+    }
+
+    /// A block sequence whose dashes stand in column `col`; an indentless one (the
+    /// value of a key in the same column) ends at the first line that is no dash.
+    fn sequence(&mut self, col: usize, indentless: bool) -> Option<GoValue> {
+        self.enter()?;
+        let mut items = Vec::new();
+        loop {
+            let Some((indent, rest)) = self.peek() else {
+                if self.refused() {
+                    return None;
+                }
+                break;
+            };
+            if indent < col {
+                break;
+            }
+            if indent > col {
+                return None;
+            }
+            if !is_dash(rest) {
+                if indentless {
+                    break;
+                }
+                return None;
+            }
+            let after = &rest[1..];
+            if rest_is_blank(after) {
+                self.advance();
+                items.push(self.below(col, false)?);
+                continue;
+            }
+            let content = after.trim_start_matches(' ');
+            let at = col + 1 + (after.len() - content.len());
+            if is_dash(content) {
+                self.head = Some((at, content));
+                items.push(self.sequence(at, false)?);
+            } else if starts_key(content)? {
+                self.head = Some((at, content));
+                items.push(self.mapping(at, false)?);
+            } else {
+                self.advance();
+                items.push(self.inline(col, content)?);
+            }
+        }
+        self.depth -= 1;
+        Some(GoValue::Seq(items))
+    }
+
+    /// The value of a key (or dash) in column `col` with nothing after it on its
+    /// line: a collection on the lines below, or null.
+    fn below(&mut self, col: usize, allow_indentless: bool) -> Option<GoValue> {
+        let Some((indent, rest)) = self.peek() else {
+            return (!self.refused()).then_some(GoValue::Nil);
+        };
+        if indent > col {
+            if is_dash(rest) {
+                self.sequence(indent, false)
+            } else if starts_key(rest)? {
+                self.mapping(indent, false)
+            } else {
+                // The value alone on the next line (`resources:` then `  {}`).
+                self.advance();
+                self.inline(col, rest)
+            }
+        } else if indent == col && allow_indentless && is_dash(rest) {
+            self.sequence(col, true)
+        } else {
+            Some(GoValue::Nil)
+        }
+    }
+
+    /// A value written on the line of its key or dash; `col` is the column of the
+    /// collection holding it. Line `i` is already the one after it.
+    fn inline(&mut self, col: usize, v: &'a str) -> Option<GoValue> {
+        let value = match v.as_bytes().first()? {
+            &q @ (b'"' | b'\'') => match scan_quoted(v.as_bytes(), q, 1) {
+                Quoted::Closed(end) if rest_is_blank(&v[end..]) => {
+                    GoValue::Str(unquote(&v[1..end - 1], q)?)
+                }
+                _ => return None,
+            },
+            b'|' => return self.literal(col, &v[1..]),
+            b'[' if !v.starts_with("[]") => {
+                let (items, end) = flow_sequence(v)?;
+                if !rest_is_blank(&v[end..]) {
+                    return None;
+                }
+                GoValue::Seq(items)
+            }
+            b'{' | b'[' => {
+                let (pair, rest) = v.split_at_checked(2)?;
+                if !rest_is_blank(rest) {
+                    return None;
+                }
+                match pair {
+                    "{}" => GoValue::Map(GoMap::new()),
+                    "[]" => GoValue::Seq(Vec::new()),
+                    _ => return None,
+                }
+            }
+            _ if !plain_start(v) => return None,
+            _ => {
+                let scalar = before_comment(v).0.trim_end_matches(' ');
+                if holds_mapping_value(scalar) {
+                    return None;
+                }
+                plain_value(scalar)?
+            }
+        };
+        // Nothing may be indented deeper below a value that ended on its line: a
+        // plain scalar would go on there, anything else is an error.
+        match self.peek() {
+            Some((indent, _)) if indent > col => None,
+            None if self.refused() => None,
+            _ => Some(value),
+        }
+    }
+
+    /// A literal block scalar (`|`, `|-`, `|+`) under a collection in column `col`;
+    /// `header` is what follows the `|`.
+    fn literal(&mut self, col: usize, header: &str) -> Option<GoValue> {
+        #[derive(PartialEq)]
+        enum Chomp {
+            Clip,
+            Strip,
+            Keep,
+        }
+        let (chomp, rest) = match header.as_bytes().first() {
+            Some(b'-') => (Chomp::Strip, &header[1..]),
+            Some(b'+') => (Chomp::Keep, &header[1..]),
+            _ => (Chomp::Clip, header),
+        };
+        // An explicit indentation indicator, or anything else, is the decoder's.
+        if !rest_is_blank(rest) {
+            return None;
+        }
+        // The first line fixes the indentation; blank lines before it (whose
+        // length then matters) and empty scalars are left to the decoder.
+        let first = *self.lines.get(self.i)?;
+        let indent = first.len() - first.trim_start_matches(' ').len();
+        if indent == first.len() || indent <= col {
+            return None;
+        }
+        let mut out = String::new();
+        let mut blanks = 0usize;
+        while let Some(&line) = self.lines.get(self.i) {
+            let spaces = line.len() - line.trim_start_matches(' ').len();
+            if spaces == line.len() && spaces <= indent {
+                blanks += 1;
+                self.i += 1;
+                continue;
+            }
+            if spaces < indent {
+                break;
+            }
+            if !out.is_empty() || blanks > 0 {
+                out.push('\n');
+            }
+            out.extend(std::iter::repeat_n('\n', blanks));
+            blanks = 0;
+            out.push_str(&line[indent..]);
+            self.i += 1;
+        }
+        if self.i >= self.lines.len() && !self.ends_in_newline {
+            return None;
+        }
+        match chomp {
+            Chomp::Strip => {}
+            Chomp::Clip => out.push('\n'),
+            Chomp::Keep => out.extend(std::iter::repeat_n('\n', blanks + 1)),
+        }
+        Some(GoValue::Str(out))
+    }
+}
+
+/// A plain scalar's value, typed as go-yaml types it for an `interface{}` target
+/// (timestamps stay text).
+fn plain_value(s: &str) -> Option<GoValue> {
+    let r = resolve("", s).ok()?;
+    Some(match r.value {
+        GoValue::Nil => GoValue::Nil,
+        _ if r.tag == TIMESTAMP_TAG => GoValue::Str(s.to_string()),
+        v => v,
+    })
+}
+
+/// A flow sequence of scalars closing on its line (`["a", b, 1]`), and the byte
+/// past its `]`. Plain items are only the unremarkable ones: no indicators at
+/// their start, no `:`, `#`, quotes or brackets inside.
+fn flow_sequence(v: &str) -> Option<(Vec<GoValue>, usize)> {
+    let b = v.as_bytes();
+    let skip = |mut i: usize| {
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        i
+    };
+    let mut items = Vec::new();
+    let mut i = skip(1);
+    loop {
+        let c = *b.get(i)?;
+        let item = match c {
+            b'"' | b'\'' => match scan_quoted(b, c, i + 1) {
+                Quoted::Closed(end) => {
+                    let s = unquote(&v[i + 1..end - 1], c)?;
+                    i = end;
+                    GoValue::Str(s)
+                }
+                _ => return None,
+            },
+            _ if is_indicator(c) || c == b' ' => return None,
+            _ => {
+                let len = b[i..].iter().position(|&x| matches!(x, b',' | b']'))?;
+                let text = v[i..i + len].trim_end_matches(' ');
+                if text
+                    .bytes()
+                    .any(|x| matches!(x, b':' | b'#' | b'"' | b'\'' | b'[' | b'{' | b'}'))
+                {
+                    return None;
+                }
+                i += len;
+                plain_value(text)?
+            }
+        };
+        items.push(item);
+        i = skip(i);
+        match b.get(i)? {
+            b']' => return Some((items, i + 1)),
+            b',' => {
+                i = skip(i + 1);
+                // A trailing comma, and anything stranger, is the decoder's.
+                if matches!(b.get(i)?, b']' | b',') {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The text of a one-line quoted scalar; `None` for double-quoted escapes.
+fn unquote(inner: &str, quote: u8) -> Option<String> {
+    if quote == b'\'' {
+        Some(inner.replace("''", "'"))
+    } else if inner.contains('\\') {
+        None
+    } else {
+        Some(inner.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode::{Decoder, Target};
+    use super::super::parse_first;
+    use super::*;
+
+    /// What the full decoder makes of `text` (`None` on any error, and where
+    /// go-yaml would record a type error).
+    fn full(text: &str, target: Target) -> Option<GoValue> {
+        let doc = parse_first(text).ok()??;
+        let v = Decoder::new(&doc, false).decode_document(target).ok()?;
+        // A root of another kind is a type error for the string-keyed target.
+        let root_is_map = doc
+            .content()
+            .is_some_and(|c| doc.node(c).kind == super::super::compose::NodeKind::Mapping);
+        (target == Target::Interface || root_is_map).then_some(v)
+    }
+
+    fn same(a: &GoValue, b: &GoValue) -> bool {
+        match (a, b) {
+            (GoValue::Nil, GoValue::Nil) => true,
+            (GoValue::Bool(x), GoValue::Bool(y)) => x == y,
+            (GoValue::Int(x), GoValue::Int(y)) => x == y,
+            (GoValue::Uint(x), GoValue::Uint(y)) => x == y,
+            (GoValue::Float(x), GoValue::Float(y)) => x.to_bits() == y.to_bits(),
+            (GoValue::Str(x), GoValue::Str(y)) => x == y,
+            (GoValue::Seq(x), GoValue::Seq(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+            }
+            (GoValue::Map(x), GoValue::Map(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|((k1, v1), (k2, v2))| same(k1, k2) && same(v1, v2))
+            }
+            _ => false,
+        }
+    }
+
+    /// Holds the reader to its promise on `text`, for both targets; whether it read
+    /// it (into `interface{}`).
+    fn agrees(text: &str) -> bool {
+        let mut read = false;
+        for (string_keys, target) in [(false, Target::Interface), (true, Target::StringMap)] {
+            let Some(fast) = document(text, string_keys) else {
+                continue;
+            };
+            read |= !string_keys;
+            match full(text, target) {
+                Some(slow) => assert!(
+                    same(&fast, &slow),
+                    "values differ for:\n{text}\nfast: {fast:?}\nfull: {slow:?}"
+                ),
+                None => panic!("read a text the decoder rejects:\n{text}\nfast: {fast:?}"),
+            }
+        }
+        read
+    }
+
+    #[test]
+    fn reads_the_common_shapes() {
+        let texts = [
+            "a: 1\nb: on\nc: ~\nd:\ne: 2024-01-02\nf: 0777\ng: 1e3\nh: 'it''s'\ni: \"x # y\"\n",
+            "# head\n\nimage:\n  repository: nginx # c\n  tag: \"1.2\"\n  pullSecrets: []\n  extra: {}\n",
+            "list:\n- a\n- b: 1\n  c: 2\n-\n- - x\n  - y\nafter: 1\n",
+            "list:\n  - name: a\n    value: '1'\n  - name: b\n    items:\n    - 1\n    - 2\n    more: x\n",
+            "script: |\n  line one\n\n    indented\n  last\nnext: 1\n",
+            "strip: |-\n  a\n  b\n\n\nkeep: |+\n  a\n\n\nclip: |\n  a\n\n",
+            "s:\n  - |\n    in a list\n  - k: |\n      in a map\n",
+            "1: int key\n1.5: float\ntrue: bool\nkey with spaces: v\nurl: http://x:80/y\n",
+            "- top\n- level: seq\n",
+            "a: 1\nb: |\n  x\nc: no newline",
+            "a:\n  # deeper comment\n  b: 1\n    # deeper still\nc: 2\n",
+            "a: b\n  # a comment below a scalar\nc: 2\n",
+            "k: |\n  has # hash\n  and: colon\n",
+            "k: |\n    spaces kept\n      \n    after\n",
+            "a: [1, \"two\", 'three', four five, 0.5]\nb: [x]\n",
+            "\"helm.sh/hook\": pre-install\n'q''s': 1\n",
+            "---\na: 1\n",
+            "--- # c\na:\n  plain alone\nb:\n  {}\nc:\n  - x\n",
+        ];
+        for t in texts {
+            assert!(agrees(t), "not read:\n{t}");
+        }
+    }
+
+    #[test]
+    fn leaves_the_rest_to_the_decoder() {
+        let texts = [
+            "",
+            "# only a comment\n",
+            "a: |\n  x",
+            "a: &x 1\nb: *x\n",
+            "<<: {a: 1}\n",
+            "a: {b: 1}\n",
+            "a: >\n  folded\n",
+            "a: |2\n   x\n",
+            "a: |\n\n  x\n",
+            "a: multi\n  line\n",
+            "a: 'multi\n  line'\n",
+            "a: \"esc\\n\"\n",
+            "a: 1\na: 2\n",
+            "a:\tb\n",
+            "a: 1\r\n",
+            "a: 1\n---\nb: 2\n",
+            "  a: 1\n",
+            "a:\n  b: 1\n c: 2\n",
+            "a: !!str 1\n",
+            "a: b: c\n",
+            "list:\n  - a\n  b: 1\n",
+            "a: 1\n  b: 2\n",
+            "? a\n: b\n",
+            "a: [1, ]\n",
+            "a: [a: b]\n",
+            "a: [[1]]\n",
+            "a: [1, 2\n",
+            "a: [1] x\n",
+            "a:\n  plain\n  more\n",
+            "a:\n  plain\n    more\n",
+        ];
+        for t in texts {
+            assert!(document(t, false).is_none(), "read:\n{t}");
+        }
+    }
+
+    /// Every YAML file under `dir` (recursively), smaller than 256 KB.
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                yaml_files(&p, out);
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "yaml" || x == "yml" || x == "gotmpl")
+                && e.metadata().is_ok_and(|m| m.len() < 256 * 1024)
+            {
+                out.push(p);
+            }
+        }
+    }
+
+    /// Small edits of one line each: the kinds of change that turn a readable text
+    /// into one the decoder reads differently or rejects.
+    fn mutations(text: &str, budget: usize) -> Vec<String> {
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let step = (lines.len() / budget.max(1)).max(1);
+        let mut out = Vec::new();
+        for i in (0..lines.len()).step_by(step) {
+            let l = lines[i];
+            let body = l.trim_end_matches('\n');
+            let edits = [
+                String::new(),
+                format!(" {l}"),
+                l.strip_prefix(' ').unwrap_or(l).to_string(),
+                format!("{body}:\n"),
+                format!("{body} x: y\n"),
+                body.replacen(": ", ":", 1) + "\n",
+                format!("- {l}"),
+                format!("{l}{l}"),
+                format!("{body}\n  more\n"),
+                body.replacen(": ", ": |\n", 1) + "\n",
+                format!("{body} #\n"),
+                format!("{l}\n"),
+            ];
+            for e in edits {
+                let mut t = String::with_capacity(text.len() + 16);
+                lines[..i].iter().for_each(|x| t.push_str(x));
+                t.push_str(&e);
+                lines[i + 1..].iter().for_each(|x| t.push_str(x));
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    fn sweep(
+        root: &std::path::Path,
+        budget: usize,
+        only: fn(&std::path::Path) -> bool,
+    ) -> (usize, usize, usize) {
+        let mut files = Vec::new();
+        yaml_files(root, &mut files);
+        files.retain(|f| only(f));
+        files.sort();
+        let (mut read, mut total, mut mutants) = (0, 0, 0);
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            total += 1;
+            if agrees(&text) {
+                read += 1;
+            }
+            agrees(text.trim_end_matches('\n'));
+            for m in mutations(&text, budget) {
+                mutants += usize::from(agrees(&m));
+            }
+        }
+        (read, total, mutants)
+    }
+
+    /// The repository's own YAML files and line edits of them: wherever the reader
+    /// answers, the full decoder reads the text to the same value.
+    #[test]
+    fn agrees_with_the_decoder_on_the_repository() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut read = 0;
+        for dir in ["charts-under-test", "testdata", "rules"] {
+            let (r, t, m) = sweep(&root.join(dir), 12, |_| true);
+            eprintln!("{dir}: read {r} of {t} files, {m} mutants");
+            read += r;
+        }
+        assert!(read > 100, "the reader read only {read} files");
+    }
+
+    /// The same over the values files of the shared corpus and NVCF stack, when
+    /// present.
+    #[test]
+    fn agrees_with_the_decoder_on_shared_data() {
+        let Some(shared) = std::env::var_os("STACKPROOF_SHARED") else {
+            eprintln!("skip: STACKPROOF_SHARED is not set");
+            return;
+        };
+        let shared = std::path::Path::new(&shared);
+        for dir in ["corpus/charts", "nvcf"] {
+            let (r, t, m) = sweep(&shared.join(dir), 12, |f| {
+                f.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains("values"))
+            });
+            eprintln!("{dir}: read {r} of {t} files, {m} mutants");
+        }
+    }
+}
