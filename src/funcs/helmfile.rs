@@ -9,8 +9,9 @@
 //! directory. File access goes through the host's [`Vfs`](crate::source::Vfs) so
 //! overlay files are visible, and is confined to the host's `confine_to` directory.
 //! `exec` and `envExec` only run programs when the caller opted in
-//! ([`Host::allow_exec`]); secret references (`ref+...`) cannot be resolved offline
-//! and fail naming the reference.
+//! ([`Host::allow_exec`]); secret references (`ref+...`) are resolved by
+//! [`vals`](super::vals) when they need no network (`echo`, `file`), and otherwise
+//! fail naming the reference.
 
 use std::path::PathBuf;
 
@@ -58,8 +59,8 @@ static FUNCS: &[FuncDef] = &[
     FuncDef::ctx("tpl", &[Ty::String, Ty::Any], None, tpl),
     FuncDef::plain("required", &[Ty::String, Ty::Any], required),
     FuncDef::plain("fail", &[Ty::String], fail),
-    FuncDef::plain("fetchSecretValue", &[Ty::String], fetch_secret_value),
-    FuncDef::plain("expandSecretRefs", &[Ty::Map], expand_secret_refs),
+    FuncDef::ctx("fetchSecretValue", &[Ty::String], None, fetch_secret_value),
+    FuncDef::ctx("expandSecretRefs", &[Ty::Map], None, expand_secret_refs),
     FuncDef::ctx("include", &[Ty::String, Ty::Any], None, include),
 ];
 
@@ -621,35 +622,45 @@ fn secret_ref_error(reference: &str) -> FuncError {
     ))
 }
 
-/// Whether vals would see a reference (`ref+...` or `secretref+...`, anywhere in the
-/// string); other strings come back from vals unchanged.
-fn has_ref(s: &str) -> bool {
-    s.contains("ref+")
+/// vals over template values, reading files as the host sees them.
+fn with_vals<R>(
+    host: &Host,
+    f: impl FnOnce(&mut super::vals::Expander<'_>) -> Result<R, String>,
+) -> Result<R, FuncError> {
+    let own;
+    let cache = match super::vals::Cache::of_host(&*host.vals_cache) {
+        Some(c) => c,
+        None => {
+            own = super::vals::Cache::default();
+            &own
+        }
+    };
+    let mut e = super::vals::Expander::new(super::vals::Sources {
+        vfs: &host.vfs,
+        cwd: &host.cwd,
+        confine_to: host.confine_to.as_deref(),
+        env: &host.env,
+        cache,
+    });
+    let out = f(&mut e).map_err(FuncError::call)?;
+    // A reference only a secret store could answer: Helmfile would fetch it (or
+    // fail); passing it on as written would render a value Helmfile never would.
+    match e.kept.first() {
+        Some(r) => Err(secret_ref_error(r)),
+        None => Ok(out),
+    }
 }
 
-fn fetch_secret_value(args: &[Value]) -> FuncResult {
+/// `fetchSecretValue`: vals over one string, which always gives a string.
+fn fetch_secret_value(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     let s = str_arg(args, 0);
-    if has_ref(&s) {
-        return Err(secret_ref_error(&s));
-    }
-    Ok(Value::str(s))
+    with_vals(ctx.host, |e| e.expand_str(&s)).map(Value::str)
 }
 
-fn first_ref(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) if has_ref(s) => Some(s.to_string()),
-        Value::List(l) => l.iter().find_map(first_ref),
-        Value::Map(m) => m.entries().iter().find_map(|(_, x)| first_ref(x)),
-        _ => None,
-    }
-}
-
-fn expand_secret_refs(args: &[Value]) -> FuncResult {
+/// `expandSecretRefs`: vals over a map, which (as in Go) changes the map itself.
+fn expand_secret_refs(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
     let v = arg(args, 0);
-    match first_ref(&v) {
-        Some(r) => Err(secret_ref_error(&r)),
-        None => Ok(v),
-    }
+    with_vals(ctx.host, |e| e.expand_value(&v))
 }
 
 #[cfg(test)]
@@ -712,12 +723,17 @@ mod tests {
     }
 
     #[test]
-    fn secret_refs_fail_offline() {
-        let e = fetch_secret_value(&[Value::str("ref+vault://a/b#k")])
+    fn secret_refs_fail_offline_unless_local() {
+        let host = Host::new(0);
+        let e = with_vals(&host, |e| e.expand_str("ref+vault://a/b#k ref+echo://x/y"))
             .err()
             .map(|e| e.to_string());
         assert!(e.is_some_and(|m| m.contains("ref+vault://a/b#k")));
-        assert!(expand_secret_refs(&[vmap! {"a" => "plain"}]).is_ok());
+        let v = vmap! {"a" => "plain", "b" => "ref+echo://x/y"};
+        let got = with_vals(&host, |e| e.expand_value(&v)).unwrap_or(Value::Nil);
+        assert!(got
+            .get_path(&["b"])
+            .is_some_and(|b| b.deep_equal(&Value::str("x/y"))));
     }
 
     #[test]

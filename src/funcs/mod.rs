@@ -42,6 +42,7 @@ pub mod yaml;
 
 // Helmfile's additions.
 pub mod helmfile;
+pub mod vals;
 
 use crate::template::Registry;
 

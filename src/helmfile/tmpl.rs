@@ -34,6 +34,8 @@ pub struct RenderEnv {
     pub now: Clock,
     /// `_*.tpl` helper files per directory, read once per render.
     pub helper_cache: HelperCache,
+    /// vals' memory of the run (Helmfile keeps one vals runtime per process).
+    pub vals_cache: Arc<crate::funcs::vals::Cache>,
 }
 
 /// Helper files per directory (`(name, text)` pairs).
@@ -49,6 +51,7 @@ impl Default for RenderEnv {
             seed: Seed::default(),
             now: Clock::FIXED,
             helper_cache: HelperCache::default(),
+            vals_cache: Arc::default(),
         }
     }
 }
@@ -117,7 +120,9 @@ impl<'a> Context<'a> {
         h.vfs = self.renv.vfs.clone();
         h.base_dir = self.base_dir();
         h.base_path = self.base_path.clone();
+        h.cwd = self.cwd.clone();
         h.confine_to = self.renv.confine_to.clone();
+        h.vals_cache = self.renv.vals_cache.clone();
         h.allow_exec = self.renv.allow_exec && !self.pre_render;
         h
     }
@@ -191,8 +196,11 @@ pub fn render_for_tpl(
         seed: host.child_seed(),
         now: host.clock(),
         helper_cache: HelperCache::default(),
+        vals_cache: Arc::downcast(host.vals_cache.clone()).unwrap_or_default(),
     };
+    // The base is absolute, so the working directory only matters to what the
+    // template reads from it (vals' `ref+file://`).
     let base = host.base_dir.display().to_string();
-    let ctx = Context::new(&renv, &base, &host.base_dir, pre_render);
+    let ctx = Context::new(&renv, &base, &host.cwd, pre_render);
     ctx.render(text, data)
 }

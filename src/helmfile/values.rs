@@ -7,6 +7,12 @@
 //! passed byte for byte; an inline map is written with the yaml.v2 encoder. Then
 //! come `secrets:` (only unencrypted files work offline). `set:` entries become
 //! `--set name=value` with `{`, `}` and `,` backslash-escaped.
+//!
+//! vals runs where Helmfile runs it (see [`crate::funcs::vals`]): over the `values:`
+//! list (inline maps and the file paths themselves), over each values file whose
+//! text mentions `ref+` (decoded, expanded and encoded again, which rewrites the
+//! file even when nothing in it resolves), and over `set:` values. References only a
+//! secret store could answer stay as written, with a warning.
 
 use super::error::{ErrorKind, HelmfileError, Result};
 use super::load::{HelmState, Loader};
@@ -15,6 +21,7 @@ use super::release::{release_data, release_label};
 use super::seams;
 use super::spec::{ReleaseSpec, SetValue};
 use crate::funcs::codec::yaml::{go_to_value_plain_keys, GoMap, GoValue};
+use crate::funcs::vals::{Expander, Sources};
 use crate::template::{Map, Value};
 
 /// One generated values file.
@@ -35,27 +42,58 @@ pub fn escape_set(v: &str) -> String {
         .replace(',', "\\,")
 }
 
+/// What vals may read for a state: files as seen from the directory Helmfile runs
+/// in for it.
+fn vals_sources<'a>(ld: &'a Loader<'_>, st: &'a HelmState) -> Sources<'a> {
+    Sources {
+        vfs: &ld.renv.vfs,
+        cwd: &st.cwd,
+        confine_to: ld.renv.confine_to.as_deref(),
+        env: &ld.renv.env,
+        cache: &ld.renv.vals_cache,
+    }
+}
+
 fn value_files(
     ld: &Loader<'_>,
     st: &HelmState,
     r: &ReleaseSpec,
     entries: &[Value],
     kind: &str,
+    vals: &mut Expander<'_>,
 ) -> Result<Vec<ValuesFile>> {
     let mut out = Vec::new();
     let data = release_data(st, r);
+    // Helmfile joins a values path to the state's base path (which also cleans it:
+    // `./x.yaml` is `x.yaml` in its messages, where a secrets entry shows as
+    // written), then hands the whole list to vals, paths included, before reading
+    // any file.
+    let entries: Vec<Value> = if kind == "values" {
+        let normalized: Vec<Value> = entries
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Value::str(super::load::normalize_storage_path(
+                    &st.base_path,
+                    &format!("{}{}", r.values_path_prefix, s),
+                )),
+                other => other.deep_copy(),
+            })
+            .collect();
+        normalized
+            .iter()
+            .map(|v| vals.expand_value(v))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(HelmfileError::other)?
+    } else {
+        entries.to_vec()
+    };
     for (i, v) in entries.iter().enumerate() {
         match v {
             Value::String(s) => {
-                let entry = format!("{}{}", r.values_path_prefix, s);
-                // Helmfile joins a values path to the state's base path before
-                // anything else (which also cleans it: `./x.yaml` is `x.yaml` in
-                // its messages, where a secrets entry shows as written).
                 let (entry, shown) = if kind == "values" {
-                    let joined = super::load::normalize_storage_path(&st.base_path, &entry);
-                    (joined.clone(), joined)
+                    (s.to_string(), s.to_string())
                 } else {
-                    (entry, s.to_string())
+                    (format!("{}{}", r.values_path_prefix, s), s.to_string())
                 };
                 let Some(files) = ld.resolve_file(
                     r.missing_file_handler.as_deref(),
@@ -77,9 +115,14 @@ fn value_files(
                 if kind == "secrets" {
                     check_plain_secret(ld, st, &path)?;
                 }
-                let content = ld
+                let wrap =
+                    |e: HelmfileError| e.wrap(format!("failed to render values files \"{shown}\""));
+                let mut content = ld
                     .render_values_file(&path, &data, &st.cwd, &release_label(st, r))
-                    .map_err(|e| e.wrap(format!("failed to render values files \"{shown}\"")))?;
+                    .map_err(wrap)?;
+                if kind == "values" && content.contains("ref+") {
+                    content = expand_values_text(&content, vals).map_err(wrap)?;
+                }
                 out.push(ValuesFile {
                     origin: s.to_string(),
                     path: Some(path),
@@ -107,6 +150,17 @@ fn value_files(
     Ok(out)
 }
 
+/// `RenderReleaseValuesFileToBytes` for a file that mentions `ref+`: decoded
+/// (yaml.v2, into `map[string]interface{}`), expanded and encoded again.
+fn expand_values_text(text: &str, vals: &mut Expander<'_>) -> Result<String> {
+    let decoded =
+        seams::decode_values_raw(text).map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))?;
+    let expanded = vals
+        .expand_go(GoValue::Map(decoded))
+        .map_err(HelmfileError::other)?;
+    seams::encode_go_yaml(&expanded).map_err(|e| HelmfileError::new(ErrorKind::Yaml, e.0))
+}
+
 fn check_plain_secret(ld: &Loader<'_>, st: &HelmState, path: &str) -> Result<()> {
     let abs = paths::resolve(&st.cwd, path);
     let text = ld.renv.vfs.read_to_string(&abs).unwrap_or_default();
@@ -128,66 +182,35 @@ pub fn generate_values_files(
     st: &HelmState,
     r: &ReleaseSpec,
 ) -> Result<Vec<ValuesFile>> {
-    let mut files = value_files(ld, st, r, &r.values, "values")?;
-    files.extend(value_files(ld, st, r, &r.secrets, "secrets")?);
-    let mut refs: Vec<&str> = Vec::new();
-    for text in files
-        .iter()
-        .map(|f| f.content.as_str())
-        .chain(r.set_values.iter().map(|s| s.value.as_str()))
-        .chain(
-            r.set_values
-                .iter()
-                .flat_map(|s| s.values.iter().map(String::as_str)),
-        )
-    {
-        for found in vals_refs(text) {
-            if !refs.contains(&found) {
-                refs.push(found);
+    let mut vals = Expander::new(vals_sources(ld, st));
+    let mut files = value_files(ld, st, r, &r.values, "values", &mut vals)?;
+    let secrets = value_files(ld, st, r, &r.secrets, "secrets", &mut vals)?;
+    let mut kept = vals.kept;
+    // vals does not see secrets files (helm-secrets decrypts them); a reference in
+    // one is passed on as written too.
+    for f in &secrets {
+        for found in crate::funcs::vals::references(&f.content) {
+            if !kept.contains(&found) {
+                kept.push(found);
             }
         }
     }
-    if !refs.is_empty() {
-        // Helmfile hands these to vals, which fetches each secret (Vault, SOPS, cloud
-        // secret managers, files, ...). stackproof reads nothing outside the stack,
-        // so they stay as written; saying so keeps the difference from being silent.
-        ld.warn(format!(
-            "WARNING: release {:?} has values with vals references that stackproof leaves as written (helmfile would resolve them): {}",
-            r.name,
-            refs.join(", ")
-        ));
-    }
+    files.extend(secrets);
+    warn_kept(ld, r, "values", &kept);
     Ok(files)
 }
 
-/// The vals references (`ref+SCHEME://...`, `secretref+...`) in `text`, as vals finds
-/// them: up to a space, a newline, a `+` or the end.
-fn vals_refs(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(i) = text[from..].find("ref+") {
-        let start = from + i;
-        from = start + 4;
-        let start = if text[..start].ends_with("secret") {
-            start - 6
-        } else {
-            start
-        };
-        let rest = &text[from..];
-        let scheme_len = rest.find(['+', ':']).unwrap_or(rest.len());
-        if !rest[scheme_len..].starts_with("://") {
-            continue;
-        }
-        let tail = &rest[scheme_len + 3..];
-        let body_len = tail.find(['+', '\n', ' ']).unwrap_or(tail.len());
-        if body_len == 0 {
-            continue;
-        }
-        let end = from + scheme_len + 3 + body_len;
-        out.push(&text[start..end]);
-        from = end;
+/// Says which references stay as written. Helmfile hands them to vals, which
+/// fetches each secret (Vault, SOPS, cloud secret managers, ...); stackproof reads
+/// nothing over the network, and saying so keeps the difference from being silent.
+fn warn_kept(ld: &Loader<'_>, r: &ReleaseSpec, what: &str, kept: &[String]) {
+    if !kept.is_empty() {
+        ld.warn(format!(
+            "WARNING: release {:?} has {what} with vals references that stackproof leaves as written (helmfile would resolve them): {}",
+            r.name,
+            kept.join(", ")
+        ));
     }
-    out
 }
 
 /// One `--set` or `--set-file` argument.
@@ -200,9 +223,17 @@ pub enum SetArg {
 /// The `--set` arguments of a release (`set:` entries, then legacy `env:` entries).
 pub fn set_flags(ld: &Loader<'_>, st: &HelmState, r: &ReleaseSpec) -> Result<Vec<SetArg>> {
     let mut out = Vec::new();
+    let mut vals = Expander::new(vals_sources(ld, st));
     for sv in &r.set_values {
-        out.extend(set_flag(st, sv));
+        let flag = set_flag(st, sv, &mut vals).map_err(|e| {
+            HelmfileError::other(format!(
+                "Failed to render set value entry in {} for release {}: {e}",
+                st.file_path, r.name
+            ))
+        })?;
+        out.extend(flag);
     }
+    warn_kept(ld, r, "set values", &vals.kept);
     if !r.env_values.is_empty() {
         let mut vals = Vec::new();
         let mut missing = Vec::new();
@@ -223,12 +254,17 @@ pub fn set_flags(ld: &Loader<'_>, st: &HelmState, r: &ReleaseSpec) -> Result<Vec
     Ok(out)
 }
 
-fn set_flag(st: &HelmState, sv: &SetValue) -> Option<SetArg> {
-    if !sv.value.is_empty() {
+/// One `set:` entry's argument, its value or values put through vals.
+fn set_flag(
+    st: &HelmState,
+    sv: &SetValue,
+    vals: &mut Expander<'_>,
+) -> std::result::Result<Option<SetArg>, String> {
+    Ok(if !sv.value.is_empty() {
         Some(SetArg::Set(format!(
             "{}={}",
             escape_set(&sv.name),
-            escape_set(&sv.value)
+            escape_set(&vals.expand_str(&sv.value)?)
         )))
     } else if !sv.file.is_empty() {
         Some(SetArg::SetFile(format!(
@@ -237,7 +273,11 @@ fn set_flag(st: &HelmState, sv: &SetValue) -> Option<SetArg> {
             paths::resolve(&st.cwd, &st.storage_path(&sv.file)).display()
         )))
     } else if !sv.values.is_empty() {
-        let items: Vec<String> = sv.values.iter().map(|v| escape_set(v)).collect();
+        let items: Vec<String> = sv
+            .values
+            .iter()
+            .map(|v| vals.expand_str(v).map(|x| escape_set(&x)))
+            .collect::<std::result::Result<_, _>>()?;
         Some(SetArg::Set(format!(
             "{}={{{}}}",
             escape_set(&sv.name),
@@ -245,7 +285,7 @@ fn set_flag(st: &HelmState, sv: &SetValue) -> Option<SetArg> {
         )))
     } else {
         None
-    }
+    })
 }
 
 /// `write-values`: every generated file decoded (yaml.v2 into
@@ -292,21 +332,6 @@ fn merge_override_go(dst: &mut GoMap, src: GoMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finds_vals_references_as_vals_does() {
-        assert_eq!(
-            vals_refs(
-                "a: ref+echo://foo/bar\nb: x ref+vault://p/q#k+ tail\nc: secretref+file://s.txt"
-            ),
-            [
-                "ref+echo://foo/bar",
-                "ref+vault://p/q#k",
-                "secretref+file://s.txt"
-            ]
-        );
-        assert!(vals_refs("href+x: no scheme\nref+echo:// \nref+nope").is_empty());
-    }
 
     #[test]
     fn set_escaping() {

@@ -505,8 +505,15 @@ pub struct Host {
     /// values file's directory relative to the state file's); empty: messages show
     /// absolute paths.
     pub base_path: String,
+    /// The directory the host program runs in (Helmfile: where it was started, or
+    /// the sub-helmfile's directory it changed into), which vals' `ref+file://`
+    /// paths are relative to.
+    pub cwd: PathBuf,
     /// Paths outside this directory are refused (`None`: no confinement).
     pub confine_to: Option<PathBuf>,
+    /// The memory vals keeps for a whole Helmfile run (`funcs::vals::Cache`), shared
+    /// by every template of the run; held opaquely, as its type belongs to `funcs`.
+    pub vals_cache: Arc<dyn std::any::Any + Send + Sync>,
     /// Whether Helmfile's `exec` may run programs.
     pub allow_exec: bool,
     /// Whether `getHostByName` may use the network (never, by default).
@@ -536,7 +543,9 @@ impl Host {
             vfs: Vfs::real(),
             base_dir: PathBuf::from("."),
             base_path: String::new(),
+            cwd: PathBuf::from("."),
             confine_to: None,
+            vals_cache: Arc::new(()),
             allow_exec: false,
             allow_dns: false,
         }

@@ -83,6 +83,7 @@ use std::sync::Arc;
 pub use compose::{Document, Node, NodeId, NodeKind};
 pub use decode::{GoMap, GoValue, REntry, RKind, RNode};
 pub use encode::natural_cmp;
+pub use resolve::v3_scalar_tag;
 pub use scanner::ScalarStyle;
 
 use crate::source::{Memo, Span};

@@ -687,6 +687,42 @@ pub fn is_base60_float(s: &str) -> bool {
     i == b.len()
 }
 
+/// How yaml.v3 types a scalar it decodes into `interface{}`: its short tag (`!!str`,
+/// `!!int`, ...). v3 reads YAML 1.2's booleans only (`yes`, `on`, `n` are strings)
+/// and gives timestamps their own type rather than a string; otherwise it resolves
+/// as v2 does. A quoted scalar, or one written with a tag of the program's own
+/// (`!foo`, `!`), is a string.
+pub fn v3_scalar_tag(tag: &str, plain: bool, input: &str) -> String {
+    if !tag.is_empty() && tag != "!" {
+        return short_tag(tag);
+    }
+    if !plain || tag == "!" {
+        return "!!str".to_string();
+    }
+    let v2_only_bool = matches!(
+        input,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
+    );
+    if v2_only_bool {
+        return "!!str".to_string();
+    }
+    short_tag(resolve_implicit("", input).tag)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
