@@ -27,6 +27,8 @@ enum Mode {
     Zone,
     UserPassword,
     Fragment,
+    /// A key or value of a query (`url.QueryUnescape`): `+` is a space.
+    Query,
 }
 
 fn should_escape(c: u8, mode: Mode) -> bool {
@@ -62,6 +64,7 @@ fn should_escape(c: u8, mode: Mode) -> bool {
             Mode::Path => return c == b'?',
             Mode::UserPassword => return matches!(c, b'@' | b'/' | b'?' | b':'),
             Mode::Fragment => return false,
+            Mode::Query => return true,
             Mode::Host | Mode::Zone => {}
         },
         _ => {}
@@ -129,6 +132,9 @@ fn unescape(s: &str, mode: Mode) -> Result<String, String> {
         if b[i] == b'%' {
             out.push(hex(b[i + 1]) << 4 | hex(b[i + 2]));
             i += 3;
+        } else if b[i] == b'+' && mode == Mode::Query {
+            out.push(b' ');
+            i += 1;
         } else {
             out.push(b[i]);
             i += 1;
@@ -462,14 +468,19 @@ impl Url {
     }
 }
 
-/// What JSON-schema `format` checks read from Go's `url.Parse`: the scheme, the
-/// host with and without port and brackets, and the raw path (empty when the
-/// path's escaping is the default one), or the parse error's text.
+/// What other modules read from Go's `url.Parse` (JSON-schema `format` checks,
+/// Helmfile's vals references): the scheme, the host with and without port and
+/// brackets, the decoded path and the raw path (empty when the path's escaping is
+/// the default one), the raw query and the decoded fragment; or the parse error's
+/// text.
 pub(crate) struct ParsedUrl {
     pub scheme: String,
     pub host: String,
     pub hostname: String,
+    pub path: String,
     pub raw_path: String,
+    pub raw_query: String,
+    pub fragment: String,
 }
 
 pub(crate) fn parse(raw: &str, go: GoUrl) -> Result<ParsedUrl, String> {
@@ -478,8 +489,23 @@ pub(crate) fn parse(raw: &str, go: GoUrl) -> Result<ParsedUrl, String> {
         hostname: u.hostname(),
         scheme: u.scheme,
         host: u.host,
+        path: u.path,
         raw_path: u.raw_path,
+        raw_query: u.raw_query,
+        fragment: u.fragment,
     })
+}
+
+/// `url.ParseQuery(raw).Get(key)`: the first value of `key`, pairs that do not
+/// decode (or hold a `;`) skipped as Go skips them.
+pub(crate) fn query_get(raw: &str, key: &str) -> Option<String> {
+    raw.split('&')
+        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
+        .find_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let k = unescape(k, Mode::Query).ok()?;
+            (k == key).then(|| unescape(v, Mode::Query).ok()).flatten()
+        })
 }
 
 /// Go's `url.PathUnescape`, with its `invalid URL escape "%zz"` error.

@@ -34,6 +34,7 @@ use indexmap::IndexMap;
 use parking_lot::Mutex;
 
 use crate::funcs::codec::yaml::{self, Document, GoMap, GoValue, NodeId, NodeKind};
+use crate::funcs::url;
 use crate::source::{Vfs, VfsError};
 use crate::template::{List, ListType, MapType, Value};
 
@@ -334,16 +335,6 @@ fn plain_key(k: &GoValue) -> String {
     }
 }
 
-/// A reference URL as Go's `url.Parse` reads the parts vals uses.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Url {
-    scheme: String,
-    host: String,
-    path: String,
-    raw_query: String,
-    fragment: String,
-}
-
 /// vals' lookup of one reference (`SCHEME://...` without `ref+`): `Ok(None)` for
 /// providers that need the network.
 fn lookup(src: &Sources<'_>, key: &str) -> Result<Option<String>, String> {
@@ -358,7 +349,7 @@ fn lookup(src: &Sources<'_>, key: &str) -> Result<Option<String>, String> {
         }
         None => {}
     }
-    let uri = parse_url(key)?;
+    let uri = url::parse(key, url::GoUrl::Go122)?;
     let scheme = uri.scheme.split("://").next().unwrap_or_default();
     match scheme {
         "echo" | "file" => {}
@@ -636,8 +627,8 @@ fn map_get(doc: &Document, map: NodeId, key: &str, top: bool, depth: usize) -> O
 }
 
 /// The file provider's `GetString`: the file's bytes, raw or base64 (`encode`).
-fn file_string(src: &Sources<'_>, uri: &Url, path: &str) -> Result<String, String> {
-    let encode = query_first(&uri.raw_query, "encode")
+fn file_string(src: &Sources<'_>, uri: &url::ParsedUrl, path: &str) -> Result<String, String> {
+    let encode = url::query_get(&uri.raw_query, "encode")
         .or_else(|| src.env.get("VALS_ENCODE").cloned())
         .unwrap_or_default();
     let encode = if encode.is_empty() { "raw" } else { &encode };
@@ -676,187 +667,6 @@ fn read_file(src: &Sources<'_>, name: &str) -> Result<Vec<u8>, String> {
             format!("read {name}: {}", crate::source::go_errno_text(&source))
         }
     })
-}
-
-/// `url.Values.Get`-like: the first value of `key` in a raw query, as Go's
-/// `ParseQuery` decodes it (pairs it cannot decode are skipped).
-fn query_first(raw: &str, key: &str) -> Option<String> {
-    for pair in raw.split('&') {
-        if pair.is_empty() || pair.contains(';') {
-            continue;
-        }
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        let (Ok(k), Ok(v)) = (unescape(k, Mode::Query), unescape(v, Mode::Query)) else {
-            continue;
-        };
-        if k == key {
-            return Some(v);
-        }
-    }
-    None
-}
-
-/// Go's `url.Parse` for what vals reads of a reference; errors as Go prints them.
-fn parse_url(raw: &str) -> Result<Url, String> {
-    let (u, frag) = match raw.split_once('#') {
-        Some((u, f)) => (u, Some(f)),
-        None => (raw, None),
-    };
-    let q = crate::template::fmt::quote;
-    let mut url = parse_without_fragment(u).map_err(|e| format!("parse {}: {e}", q(u)))?;
-    if let Some(f) = frag.filter(|f| !f.is_empty()) {
-        url.fragment = unescape(f, Mode::Fragment).map_err(|e| format!("parse {}: {e}", q(raw)))?;
-    }
-    Ok(url)
-}
-
-fn parse_without_fragment(raw: &str) -> Result<Url, String> {
-    if raw.bytes().any(|b| b < 0x20 || b == 0x7f) {
-        return Err("net/url: invalid control character in URL".to_string());
-    }
-    let mut url = Url::default();
-    let (scheme, mut rest) = get_scheme(raw)?;
-    url.scheme = scheme.to_ascii_lowercase();
-    if rest.ends_with('?') && rest.matches('?').count() == 1 {
-        rest = &rest[..rest.len() - 1];
-    } else if let Some((r, q)) = rest.split_once('?') {
-        rest = r;
-        url.raw_query = q.to_string();
-    }
-    if !rest.starts_with('/') {
-        if !url.scheme.is_empty() {
-            // An opaque URL: vals finds neither host nor path in it.
-            return Ok(url);
-        }
-        if rest.split('/').next().is_some_and(|seg| seg.contains(':')) {
-            return Err("first path segment in URL cannot contain colon".to_string());
-        }
-    }
-    if (!url.scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
-        let authority = &rest[2..];
-        let (authority, path) = match authority.find('/') {
-            Some(i) => (&authority[..i], &authority[i..]),
-            None => (authority, ""),
-        };
-        url.host = parse_authority(authority)?;
-        rest = path;
-    }
-    url.path = unescape(rest, Mode::Path)?;
-    Ok(url)
-}
-
-fn get_scheme(raw: &str) -> Result<(&str, &str), String> {
-    for (i, c) in raw.bytes().enumerate() {
-        match c {
-            b'a'..=b'z' | b'A'..=b'Z' => {}
-            b'0'..=b'9' | b'+' | b'-' | b'.' if i == 0 => return Ok(("", raw)),
-            b'0'..=b'9' | b'+' | b'-' | b'.' => {}
-            b':' if i == 0 => return Err("missing protocol scheme".to_string()),
-            b':' => return Ok((&raw[..i], &raw[i + 1..])),
-            _ => return Ok(("", raw)),
-        }
-    }
-    Ok(("", raw))
-}
-
-fn parse_authority(authority: &str) -> Result<String, String> {
-    let (userinfo, host) = match authority.rfind('@') {
-        Some(i) => (Some(&authority[..i]), &authority[i + 1..]),
-        None => (None, authority),
-    };
-    let host = parse_host(host)?;
-    if let Some(u) = userinfo {
-        let valid = u
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c));
-        if !valid {
-            return Err("net/url: invalid userinfo".to_string());
-        }
-        let (user, pass) = u.split_once(':').unwrap_or((u, ""));
-        unescape(user, Mode::UserPassword)?;
-        unescape(pass, Mode::UserPassword)?;
-    }
-    Ok(host)
-}
-
-fn parse_host(host: &str) -> Result<String, String> {
-    let q = crate::template::fmt::quote;
-    let valid_port = |p: &str| {
-        p.is_empty() || (p.starts_with(':') && p[1..].bytes().all(|b| b.is_ascii_digit()))
-    };
-    if host.starts_with('[') {
-        let Some(i) = host.rfind(']') else {
-            return Err("missing ']' in host".to_string());
-        };
-        let port = &host[i + 1..];
-        if !valid_port(port) {
-            return Err(format!("invalid port {} after host", q(port)));
-        }
-    } else if let Some(i) = host.rfind(':') {
-        let port = &host[i..];
-        if !valid_port(port) {
-            return Err(format!("invalid port {} after host", q(port)));
-        }
-    }
-    unescape(host, Mode::Host)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Path,
-    Host,
-    UserPassword,
-    Query,
-    Fragment,
-}
-
-/// Go's `url.unescape`: `%XX` decoded (in a host only for non-ASCII bytes and
-/// `%25`), `+` a space in a query, and a host's characters checked.
-fn unescape(s: &str, mode: Mode) -> Result<String, String> {
-    let q = crate::template::fmt::quote;
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'%' => {
-                let hex = |c: u8| (c as char).to_digit(16);
-                let (Some(h), Some(l)) = (
-                    b.get(i + 1).and_then(|&c| hex(c)),
-                    b.get(i + 2).and_then(|&c| hex(c)),
-                ) else {
-                    let end = (i + 3).min(b.len());
-                    let bad = String::from_utf8_lossy(&b[i..end]).into_owned();
-                    return Err(format!("invalid URL escape {}", q(&bad)));
-                };
-                if mode == Mode::Host && h < 8 && &s[i..i + 3] != "%25" {
-                    return Err(format!("invalid URL escape {}", q(&s[i..i + 3])));
-                }
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            b'+' if mode == Mode::Query => {
-                out.push(b' ');
-                i += 1;
-            }
-            c => {
-                if mode == Mode::Host && c < 0x80 && host_char_escaped(c) {
-                    return Err(format!(
-                        "invalid character {} in host name",
-                        q(&(c as char).to_string())
-                    ));
-                }
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    Ok(crate::template::gostr::from_slice(&out).into_owned())
-}
-
-/// Go's `shouldEscape(c, encodeHost)` for ASCII.
-fn host_char_escaped(c: u8) -> bool {
-    !(c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&c))
 }
 
 #[cfg(test)]

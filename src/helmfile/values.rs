@@ -69,19 +69,18 @@ fn value_files(
     // written), then hands the whole list to vals, paths included, before reading
     // any file.
     let entries: Vec<Value> = if kind == "values" {
-        let normalized: Vec<Value> = entries
+        entries
             .iter()
             .map(|v| match v {
-                Value::String(s) => Value::str(super::load::normalize_storage_path(
-                    &st.base_path,
-                    &format!("{}{}", r.values_path_prefix, s),
-                )),
-                other => other.deep_copy(),
+                Value::String(s) => {
+                    vals.expand_value(&Value::str(super::load::normalize_storage_path(
+                        &st.base_path,
+                        &format!("{}{}", r.values_path_prefix, s),
+                    )))
+                }
+                // vals changes the maps it walks; the release's own stay as written.
+                other => vals.expand_value(&other.deep_copy()),
             })
-            .collect();
-        normalized
-            .iter()
-            .map(|v| vals.expand_value(v))
             .collect::<std::result::Result<_, _>>()
             .map_err(HelmfileError::other)?
     } else {

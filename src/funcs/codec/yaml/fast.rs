@@ -117,6 +117,19 @@ impl<'a> Reader<'a> {
         self.i += 1;
     }
 
+    /// The next line of a collection in column `col`: `Some(Some(text))`, or
+    /// `Some(None)` where the collection ends (the text ends, or a line stands left
+    /// of it); `None` for what the decoder must judge (a deeper line, a refused one).
+    fn line_in(&mut self, col: usize) -> Option<Option<&'a str>> {
+        match self.peek() {
+            None if self.refused() => None,
+            None => Some(None),
+            Some((indent, _)) if indent < col => Some(None),
+            Some((indent, _)) if indent > col => None,
+            Some((_, rest)) => Some(Some(rest)),
+        }
+    }
+
     fn enter(&mut self) -> Option<()> {
         self.depth += 1;
         (self.depth <= MAX_DEPTH).then_some(())
@@ -127,17 +140,8 @@ impl<'a> Reader<'a> {
     fn mapping(&mut self, col: usize, string_keys: bool) -> Option<GoValue> {
         self.enter()?;
         let mut m = GoMap::new();
-        loop {
-            let Some((indent, rest)) = self.peek() else {
-                if self.refused() {
-                    return None;
-                }
-                break;
-            };
-            if indent < col {
-                break;
-            }
-            if indent > col || is_dash(rest) {
+        while let Some(rest) = self.line_in(col)? {
+            if is_dash(rest) {
                 return None;
             }
             let (key, after) = match rest.as_bytes()[0] {
@@ -178,19 +182,7 @@ impl<'a> Reader<'a> {
     fn sequence(&mut self, col: usize, indentless: bool) -> Option<GoValue> {
         self.enter()?;
         let mut items = Vec::new();
-        loop {
-            let Some((indent, rest)) = self.peek() else {
-                if self.refused() {
-                    return None;
-                }
-                break;
-            };
-            if indent < col {
-                break;
-            }
-            if indent > col {
-                return None;
-            }
+        while let Some(rest) = self.line_in(col)? {
             if !is_dash(rest) {
                 if indentless {
                     break;
