@@ -292,6 +292,8 @@ fn load_dir(dir: &Path, vfs: &Vfs, seen: Option<Observed<'_>>) -> Result<Arc<Cha
         vfs,
         rules: &rules,
         ignore_data,
+        // Only a load whose templates will be parsed early has work for the pool.
+        templates_read: seen.is_some().then(|| std::cell::Cell::new(Some(0))),
     };
     walk.dir(dir, "", &mut files)?;
     load_files(files, dir.to_path_buf(), seen).map_err(ChartError::load)
@@ -328,6 +330,9 @@ struct Walk<'a> {
     rules: &'a Rules,
     /// The top `.helmignore`, already read for its rules.
     ignore_data: Option<Arc<[u8]>>,
+    /// The bytes of templates read so far, until the pool is asked to start
+    /// (`None` inside: it was; `None` outside: it will not be).
+    templates_read: Option<std::cell::Cell<Option<usize>>>,
 }
 
 impl Walk<'_> {
@@ -370,12 +375,38 @@ impl Walk<'_> {
                         .vfs
                         .read(&e.path)
                         .map_err(|err| ChartError::load(format!("error reading {name}: {err}")))?;
+                    if name.contains("templates/") {
+                        self.template_read(data.len());
+                    }
                     Content::Loaded(strip_bom(data))
                 }
             };
             out.push(ChartFile { name, content });
         }
         Ok(())
+    }
+}
+
+impl Walk<'_> {
+    /// Starts the thread pool as soon as the templates read are enough text to be
+    /// parsed on it (see `preparse`), rather than once the whole tree is read: a
+    /// worker takes a while to start (its thread, its first heap pages), and the
+    /// rest of the walk hides that. Starting it with every `template` run instead
+    /// cost a one-template chart about 1 ms of wall time (two threads started for
+    /// nothing), and was slower on the corpus too (median per-case wall ratio 0.92
+    /// in favour of starting here, quick builds, 3 alternating runs per case).
+    fn template_read(&self, len: usize) {
+        let Some(cell) = &self.templates_read else {
+            return;
+        };
+        let Some(read) = cell.get() else { return };
+        let read = read + len;
+        if super::worth_parallel(std::iter::once(read)) {
+            super::pool::warm();
+            cell.set(None);
+        } else {
+            cell.set(Some(read));
+        }
     }
 }
 

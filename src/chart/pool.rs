@@ -2,20 +2,27 @@
 //!
 //! Inside a pool's worker (a Helmfile stack or a matrix rendering many charts at
 //! once) the work goes to that pool. Anywhere else, most of all a one-shot
-//! `stackproof template`, it goes to a pool of this module's own, started the first
-//! time a render wants it, with a worker for every core but one.
+//! `stackproof template`, it goes to a pool of this module's own, started as soon as
+//! the load has read enough template text to be worth parsing on it (`loader`),
+//! with a worker for every core.
 //!
 //! Why a pool of its own rather than rayon's global one:
-//! - The render's own thread keeps working while the workers do (see
-//!   [`map_shared`] and `preparse`), so a worker for every core is one thread too
-//!   many. Sizing the global pool needs `build_global`, which waits until every
-//!   worker has started (its thread and first heap pages); a pool built with
-//!   `build` does not. On two cores, one lazily started worker took 2 to 5% less
-//!   wall time per corpus case (median, two A/B runs) than the global pool so
-//!   sized.
+//! - Sizing the global pool needs `build_global`, which waits until every worker
+//!   has started (its thread and first heap pages); a pool built with `build`
+//!   does not. On two cores, a lazily started pool took 2 to 5% less wall time per
+//!   corpus case (median, two A/B runs) than the global pool.
 //! - A parallel iterator run from outside the global pool hands the whole job to
 //!   it and sleeps until it is done: with one worker the work ran on one thread,
 //!   after a hand-off. [`map_shared`] keeps the calling thread working.
+//!
+//! A worker for every core, although the render's own thread works too: on the
+//! two-vCPU VMs we measure, a worker the render's thread starts or wakes was
+//! mostly put on that thread's own CPU (`perf sched timehist`: the two took turns
+//! on CPU 0 while CPU 1 idled, for a millisecond or more, until load balancing
+//! moved one), and a lone worker did little of the parsing. With two workers one
+//! usually lands on the idle CPU: median per-case wall time over the corpus 0.94
+//! of one worker's, both pools started early by the load (quick builds, 3
+//! alternating runs per case).
 //!
 //! `RAYON_NUM_THREADS`, when set, decides the size as it decides rayon's.
 
@@ -31,14 +38,14 @@ fn own_pool() -> Option<&'static ThreadPool> {
         let mut builder = rayon::ThreadPoolBuilder::new();
         if std::env::var_os("RAYON_NUM_THREADS").is_none() {
             let cores = std::thread::available_parallelism().map_or(1, usize::from);
-            builder = builder.num_threads(cores.saturating_sub(1).max(1));
+            builder = builder.num_threads(cores);
         }
         builder.build().ok()
     })
     .as_ref()
 }
 
-/// Starts this module's pool now, so that its worker is up by the time work
+/// Starts this module's pool now, so that its workers are up by the time work
 /// comes (a thread takes a while to start, most of all on a VM whose other
 /// cores are idle). Does nothing inside a pool's worker.
 pub(crate) fn warm() {
