@@ -7,10 +7,13 @@
 //! Helm 4 keeping trailing whitespace; Helm 4's longer kind list), so the splitters
 //! are hand-written equivalents of those regexes rather than a YAML stream parser.
 
+use super::pool::Ahead;
 use super::yamlio;
 use super::HelmVersion;
 use crate::source::Memo;
 use crate::template::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Kinds in Helm's install order; unknown kinds sort after these.
 const INSTALL_ORDER: &[&str] = &[
@@ -412,27 +415,112 @@ pub struct Sorted {
 
 /// `SortManifests`: files in path order, split, heads parsed, hooks separated, both
 /// lists stably sorted by kind. `files` are `(path, rendered text)`.
-pub fn sort_manifests(helm: HelmVersion, files: &[(String, String)]) -> Result<Sorted, String> {
+/// The documents and heads of rendered files, split and decoded on the pool while
+/// the render's thread goes on with the next templates, for [`sort_manifests`] to
+/// take instead of doing that work after the last template. Only when threads are
+/// already running (a small chart's render stays on one thread), and only for the
+/// very text that is sorted in the end.
+pub struct HeadsAhead {
+    helm: HelmVersion,
+    files: HashMap<String, Early>,
+}
+
+type SplitHeads = Vec<(String, Result<Head, String>)>;
+
+struct Early {
+    text: Arc<str>,
+    split: Arc<Ahead<SplitHeads>>,
+}
+
+impl HeadsAhead {
+    pub fn new(helm: HelmVersion) -> HeadsAhead {
+        HeadsAhead {
+            helm,
+            files: HashMap::new(),
+        }
+    }
+
+    /// Has the file at `path` with this content split and decoded ahead, if it is
+    /// one that is sorted and a pool is running.
+    pub fn offer(&mut self, path: &str, content: &str) {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        if base.starts_with('_')
+            || path.ends_with("NOTES.txt")
+            || !super::may_spread()
+            || !super::pool::running()
+            || trim_space(content).is_empty()
+        {
+            return;
+        }
+        let text: Arc<str> = content.into();
+        let helm = self.helm;
+        let mine = text.clone();
+        let split = Ahead::start(move || {
+            split_manifests(helm, &mine)
+                .into_iter()
+                .map(|doc| {
+                    let head = parse_head(helm, &doc);
+                    (doc, head)
+                })
+                .collect()
+        });
+        self.files.insert(path.to_string(), Early { text, split });
+    }
+
+    /// The split and heads of `path`, when worked out ahead for this content.
+    fn take(&self, path: &str, content: &str) -> Option<SplitHeads> {
+        let early = self.files.get(path)?;
+        if *early.text != *content {
+            return None;
+        }
+        early.split.take()
+    }
+}
+
+pub fn sort_manifests(
+    helm: HelmVersion,
+    files: &[(String, String)],
+    ahead: Option<&HeadsAhead>,
+) -> Result<Sorted, String> {
     let mut order: Vec<&(String, String)> = files.iter().collect();
     order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut docs: Vec<(&String, usize, String)> = Vec::new();
+    let mut heads: Vec<Option<Result<Head, String>>> = Vec::new();
     for (path, content) in order {
         let base = path.rsplit('/').next().unwrap_or(path);
         if base.starts_with('_') || trim_space(content).is_empty() {
             continue;
         }
+        if let Some(split) = ahead.and_then(|a| a.take(path, content)) {
+            for (idx, (doc, head)) in split.into_iter().enumerate() {
+                docs.push((path, idx, doc));
+                heads.push(Some(head));
+            }
+            continue;
+        }
         for (idx, doc) in split_manifests(helm, content).into_iter().enumerate() {
             docs.push((path, idx, doc));
+            heads.push(None);
         }
     }
     // Heads decode independently (a chart's CRDs make this most of the sorting);
     // the first failing document in order is the error, as when decoding in turn.
-    let head = |(_, _, doc): &(&String, usize, String)| parse_head(helm, doc);
-    let heads: Vec<_> = if super::worth_parallel(docs.iter().map(|d| d.2.len())) {
-        super::pool::map_shared(&docs, head)
+    let todo: Vec<usize> = (0..docs.len()).filter(|&i| heads[i].is_none()).collect();
+    let head = |&i: &usize| parse_head(helm, &docs[i].2);
+    let decoded: Vec<_> = if super::worth_parallel(todo.iter().map(|&i| docs[i].2.len())) {
+        super::pool::map_shared(&todo, head)
     } else {
-        docs.iter().map(head).collect()
+        todo.iter().map(head).collect()
     };
+    for (i, h) in todo.into_iter().zip(decoded) {
+        heads[i] = Some(h);
+    }
+    // Every head is known by now; decoding one again is only the type's way out.
+    let heads: Vec<Result<Head, String>> = heads
+        .into_iter()
+        .zip(&docs)
+        .map(|(h, d)| h.unwrap_or_else(|| parse_head(helm, &d.2)))
+        .collect();
     let mut out = Sorted::default();
     for ((path, idx, doc), head) in docs.into_iter().zip(heads) {
         let head = head.map_err(|e| format!("YAML parse error on {path}: {e}"))?;
@@ -702,6 +790,73 @@ fn source_path(doc: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn heads_worked_out_ahead_sort_as_heads_decoded_after() {
+        let files: Vec<(String, String)> = vec![
+            ("c/templates/b.yaml".into(), "kind: Service\nmetadata:\n  name: b\n---\nkind: Deployment\nmetadata:\n  name: b2\n".into()),
+            ("c/templates/a.yaml".into(), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    helm.sh/hook: pre-install\n".into()),
+            ("c/templates/_h.tpl".into(), "kind: Secret\n".into()),
+            ("c/templates/NOTES.txt".into(), "kind: Secret\n".into()),
+            ("c/templates/empty.yaml".into(), "  \n".into()),
+        ];
+        let show = |r: Result<Sorted, String>| match r {
+            Ok(s) => s
+                .manifests
+                .iter()
+                .chain(&s.hooks)
+                .map(|m| {
+                    format!(
+                        "{} {} {} {:?}",
+                        m.path, m.head.kind, m.content, m.hook_events
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Err(e) => format!("error: {e}"),
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a test pool");
+        for helm in [HelmVersion::V3, HelmVersion::V4] {
+            let after = show(sort_manifests(helm, &files, None));
+            // Offered with the same text, with other text (a stale offer, which
+            // must not be used), and not at all.
+            let ahead = pool.install(|| {
+                let mut ahead = HeadsAhead::new(helm);
+                for (i, (path, content)) in files.iter().enumerate() {
+                    match i {
+                        0 => ahead.offer(path, "kind: Stale\n"),
+                        1 => {}
+                        _ => ahead.offer(path, content),
+                    }
+                }
+                ahead.offer("c/templates/a.yaml", &files[1].1);
+                ahead
+            });
+            assert!(ahead.files.contains_key("c/templates/b.yaml"));
+            assert!(!ahead.files.contains_key("c/templates/NOTES.txt"));
+            assert_eq!(show(sort_manifests(helm, &files, Some(&ahead))), after);
+            // The first bad document in path order is the error either way.
+            let mut bad = files.clone();
+            bad[0].1 = "kind: [\n".into();
+            bad[1].1 = "kind: {\n".into();
+            let want = show(sort_manifests(helm, &bad, None));
+            assert!(
+                want.starts_with("error: YAML parse error on c/templates/a.yaml"),
+                "{want}"
+            );
+            let ahead = pool.install(|| {
+                let mut ahead = HeadsAhead::new(helm);
+                for (path, content) in &bad {
+                    ahead.offer(path, content);
+                }
+                ahead
+            });
+            assert_eq!(show(sort_manifests(helm, &bad, Some(&ahead))), want);
+        }
+    }
 
     /// Documents of every YAML file under `dir` (split where a line is `---`).
     fn documents_under(dir: &std::path::Path, out: &mut Vec<String>) {

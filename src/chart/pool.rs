@@ -26,14 +26,15 @@
 //!
 //! `RAYON_NUM_THREADS`, when set, decides the size as it decides rayon's.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::{Scope, ThreadPool};
 
 /// This module's pool, or `None` when the system refused a thread.
+static POOL: OnceLock<Option<ThreadPool>> = OnceLock::new();
+
 fn own_pool() -> Option<&'static ThreadPool> {
-    static POOL: OnceLock<Option<ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
         let mut builder = rayon::ThreadPoolBuilder::new();
         if std::env::var_os("RAYON_NUM_THREADS").is_none() {
@@ -83,6 +84,73 @@ fn in_scope<'s, R>(op: impl FnOnce(Option<(&Scope<'s>, usize)>) -> R) -> R {
             pool.in_place_scope(|s| op(Some((s, workers))))
         }
         None => op(None),
+    }
+}
+
+/// Whether work handed to [`spawn`] would start now on threads already running: on
+/// a pool's worker, or once this module's pool was started. Work worth a thread
+/// only when one is up anyway asks this first, so a small render never starts one.
+pub(crate) fn running() -> bool {
+    if rayon::current_thread_index().is_some() {
+        return true;
+    }
+    matches!(POOL.get(), Some(Some(_)))
+}
+
+/// A job handed to the pool ahead of need, which whoever gets to it first runs:
+/// a worker, or the caller of [`Ahead::take`] if no worker has started it (so
+/// taking never waits on a queue, only on a job already under way).
+pub(crate) struct Ahead<R> {
+    job: Mutex<Option<Box<dyn FnOnce() -> R + Send>>>,
+    done: AtomicBool,
+    result: Mutex<Option<R>>,
+}
+
+impl<R: Send + 'static> Ahead<R> {
+    /// Queues `job` on the pool [`spawn`] uses; without one it waits for `take`.
+    pub(crate) fn start(job: impl FnOnce() -> R + Send + 'static) -> Arc<Ahead<R>> {
+        let ahead = Arc::new(Ahead {
+            job: Mutex::new(Some(Box::new(job))),
+            done: AtomicBool::new(false),
+            result: Mutex::new(None),
+        });
+        let mine = ahead.clone();
+        spawn(move || {
+            if let Some(job) = mine.claim() {
+                // Done even if the job panics, so that `take` stops waiting.
+                let _done = Done(&mine.done);
+                let r = job();
+                if let Ok(mut out) = mine.result.lock() {
+                    *out = Some(r);
+                }
+            }
+        });
+        ahead
+    }
+
+    fn claim(&self) -> Option<Box<dyn FnOnce() -> R + Send>> {
+        self.job.lock().ok().and_then(|mut j| j.take())
+    }
+
+    /// The job's result: run here when nobody has started it, else awaited.
+    /// `None` only if the worker running it panicked.
+    pub(crate) fn take(&self) -> Option<R> {
+        if let Some(job) = self.claim() {
+            return Some(job());
+        }
+        while !self.done.load(Ordering::Acquire) {
+            std::hint::spin_loop();
+            std::thread::yield_now();
+        }
+        self.result.lock().ok().and_then(|mut r| r.take())
+    }
+}
+
+struct Done<'a>(&'a AtomicBool);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -193,6 +261,28 @@ mod tests {
             .expect("a test pool");
         let (a, b) = pool.install(|| beside(rayon::current_thread_index, || 2));
         assert_eq!((a, b), (Some(0), 2));
+    }
+
+    #[test]
+    fn ahead_jobs_give_their_result_once_whoever_runs_them() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a test pool");
+        let jobs: Vec<_> = pool.install(|| {
+            assert!(running());
+            (0..64u64)
+                .map(|n| Ahead::start(move || (0..=n).sum::<u64>()))
+                .collect()
+        });
+        let sums: Vec<Option<u64>> = jobs.iter().map(|j| j.take()).collect();
+        assert_eq!(
+            sums,
+            (0..64u64)
+                .map(|n| Some(n * (n + 1) / 2))
+                .collect::<Vec<_>>()
+        );
+        assert!(jobs.iter().all(|j| j.claim().is_none()));
     }
 
     #[test]

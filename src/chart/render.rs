@@ -897,6 +897,7 @@ fn render_logging(
     host.allow_dns = opts.enable_dns;
     let mut rendered: Vec<(String, String)> = Vec::new();
     let mut traces: HashMap<String, TracedOutput> = HashMap::new();
+    let mut ahead = manifest::HeadsAhead::new(helm);
     for t in &tpls {
         let base = t.name.rsplit('/').next().unwrap_or(&t.name);
         if base.starts_with('_') {
@@ -909,6 +910,7 @@ fn render_logging(
         match set.execute_traced(&t.name, &Value::Map(t.dot.clone()), &host) {
             Ok((out, emits)) => {
                 let traced = TracedOutput::new(out, emits);
+                ahead.offer(&t.name, &traced.text);
                 rendered.push((t.name.clone(), traced.text.clone()));
                 traces.insert(t.name.clone(), traced);
             }
@@ -930,7 +932,7 @@ fn render_logging(
         .map(|(_, v)| v.clone());
     rendered.retain(|(k, _)| !k.ends_with("NOTES.txt"));
 
-    let sorted = manifest::sort_manifests(helm, &rendered).map_err(|e| {
+    let sorted = manifest::sort_manifests(helm, &rendered, Some(&ahead)).map_err(|e| {
         let mut err = ChartError::render(e);
         err.location = yaml_error_origin(helm, &err.message, &traces);
         // Helm hands the rendered files back for `--debug` to print. It walks a Go
