@@ -28,7 +28,7 @@ fn top_level_keys_come_from_the_node_that_wrote_them() {
     };
     let rendered = render_path(&chart, &opts, &Vfs::real()).expect("renders");
     let cm = rendered
-        .documents
+        .documents()
         .iter()
         .find(|d| d.kind == "ConfigMap")
         .expect("configmap");
@@ -57,7 +57,7 @@ fn top_level_keys_come_from_the_node_that_wrote_them() {
         ]
     );
     let secrets: Vec<&Document> = rendered
-        .documents
+        .documents()
         .iter()
         .filter(|d| d.kind == "Secret")
         .collect();

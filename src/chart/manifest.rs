@@ -428,7 +428,7 @@ pub struct HeadsAhead {
 type SplitHeads = Vec<(String, Result<Head, String>)>;
 
 struct Early {
-    text: Arc<str>,
+    text: Arc<String>,
     split: Arc<Ahead<SplitHeads>>,
 }
 
@@ -442,7 +442,7 @@ impl HeadsAhead {
 
     /// Has the file at `path` with this content split and decoded ahead, if it is
     /// one that is sorted and a pool is running.
-    pub fn offer(&mut self, path: &str, content: &str) {
+    pub fn offer(&mut self, path: &str, content: &Arc<String>) {
         let base = path.rsplit('/').next().unwrap_or(path);
         if base.starts_with('_')
             || path.ends_with("NOTES.txt")
@@ -452,7 +452,7 @@ impl HeadsAhead {
         {
             return;
         }
-        let text: Arc<str> = content.into();
+        let text = Arc::clone(content);
         let helm = self.helm;
         let mine = text.clone();
         let split = Ahead::start(move || {
@@ -470,7 +470,7 @@ impl HeadsAhead {
     /// The split and heads of `path`, when worked out ahead for this content.
     fn take(&self, path: &str, content: &str) -> Option<SplitHeads> {
         let early = self.files.get(path)?;
-        if *early.text != *content {
+        if early.text.as_str() != content {
             return None;
         }
         early.split.take()
@@ -479,14 +479,14 @@ impl HeadsAhead {
 
 pub fn sort_manifests(
     helm: HelmVersion,
-    files: &[(String, String)],
+    files: &[(&str, &str)],
     ahead: Option<&HeadsAhead>,
 ) -> Result<Sorted, String> {
-    let mut order: Vec<&(String, String)> = files.iter().collect();
+    let mut order: Vec<&(&str, &str)> = files.iter().collect();
     order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let mut docs: Vec<(&String, usize, String)> = Vec::new();
+    let mut docs: Vec<(&str, usize, String)> = Vec::new();
     let mut heads: Vec<Option<Result<Head, String>>> = Vec::new();
-    for (path, content) in order {
+    for &(path, content) in order {
         let base = path.rsplit('/').next().unwrap_or(path);
         if base.starts_with('_') || trim_space(content).is_empty() {
             continue;
@@ -532,7 +532,7 @@ pub fn sort_manifests(
         };
         let Some(hook_types) = hook_types else {
             out.manifests.push(Manifest {
-                path: path.clone(),
+                path: path.to_string(),
                 content: doc,
                 head,
                 hook_events: None,
@@ -566,7 +566,7 @@ pub fn sort_manifests(
             continue;
         }
         out.hooks.push(Manifest {
-            path: path.clone(),
+            path: path.to_string(),
             content: doc,
             head,
             hook_events: Some(events),
@@ -793,6 +793,12 @@ mod tests {
 
     #[test]
     fn heads_worked_out_ahead_sort_as_heads_decoded_after() {
+        fn pairs(files: &[(String, String)]) -> Vec<(&str, &str)> {
+            files
+                .iter()
+                .map(|(p, c)| (p.as_str(), c.as_str()))
+                .collect()
+        }
         let files: Vec<(String, String)> = vec![
             ("c/templates/b.yaml".into(), "kind: Service\nmetadata:\n  name: b\n---\nkind: Deployment\nmetadata:\n  name: b2\n".into()),
             ("c/templates/a.yaml".into(), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    helm.sh/hook: pre-install\n".into()),
@@ -820,29 +826,32 @@ mod tests {
             .build()
             .expect("a test pool");
         for helm in [HelmVersion::V3, HelmVersion::V4] {
-            let after = show(sort_manifests(helm, &files, None));
+            let after = show(sort_manifests(helm, &pairs(&files), None));
             // Offered with the same text, with other text (a stale offer, which
             // must not be used), and not at all.
             let ahead = pool.install(|| {
                 let mut ahead = HeadsAhead::new(helm);
                 for (i, (path, content)) in files.iter().enumerate() {
                     match i {
-                        0 => ahead.offer(path, "kind: Stale\n"),
+                        0 => ahead.offer(path, &Arc::new("kind: Stale\n".to_string())),
                         1 => {}
-                        _ => ahead.offer(path, content),
+                        _ => ahead.offer(path, &Arc::new(content.clone())),
                     }
                 }
-                ahead.offer("c/templates/a.yaml", &files[1].1);
+                ahead.offer("c/templates/a.yaml", &Arc::new(files[1].1.clone()));
                 ahead
             });
             assert!(ahead.files.contains_key("c/templates/b.yaml"));
             assert!(!ahead.files.contains_key("c/templates/NOTES.txt"));
-            assert_eq!(show(sort_manifests(helm, &files, Some(&ahead))), after);
+            assert_eq!(
+                show(sort_manifests(helm, &pairs(&files), Some(&ahead))),
+                after
+            );
             // The first bad document in path order is the error either way.
             let mut bad = files.clone();
             bad[0].1 = "kind: [\n".into();
             bad[1].1 = "kind: {\n".into();
-            let want = show(sort_manifests(helm, &bad, None));
+            let want = show(sort_manifests(helm, &pairs(&bad), None));
             assert!(
                 want.starts_with("error: YAML parse error on c/templates/a.yaml"),
                 "{want}"
@@ -850,11 +859,11 @@ mod tests {
             let ahead = pool.install(|| {
                 let mut ahead = HeadsAhead::new(helm);
                 for (path, content) in &bad {
-                    ahead.offer(path, content);
+                    ahead.offer(path, &Arc::new(content.clone()));
                 }
                 ahead
             });
-            assert_eq!(show(sort_manifests(helm, &bad, Some(&ahead))), want);
+            assert_eq!(show(sort_manifests(helm, &pairs(&bad), Some(&ahead))), want);
         }
     }
 

@@ -29,9 +29,11 @@ pub struct KeyOrigin {
 }
 
 /// One template's output with the trace adjusted for Helm's deletion of every
-/// `<no value>` from it.
+/// `<no value>` from it. The text is shared with the list of rendered files and the
+/// split worked out ahead: a chart of CRDs renders megabytes, and each copy of them
+/// is fresh memory the kernel has to zero.
 pub struct TracedOutput {
-    pub text: String,
+    pub text: Arc<String>,
     pub emits: Vec<Emit>,
 }
 
@@ -60,7 +62,10 @@ impl TracedOutput {
     /// Helm's `strings.ReplaceAll(out, "<no value>", "")`, moving the offsets.
     pub fn new(raw: String, mut emits: Vec<Emit>) -> TracedOutput {
         if !raw.contains(NO_VALUE) {
-            return TracedOutput { text: raw, emits };
+            return TracedOutput {
+                text: Arc::new(raw),
+                emits,
+            };
         }
         let cuts: Vec<usize> = raw.match_indices(NO_VALUE).map(|(i, _)| i).collect();
         for e in &mut emits {
@@ -68,7 +73,7 @@ impl TracedOutput {
             e.at = e.at.saturating_sub(before * NO_VALUE.len());
         }
         TracedOutput {
-            text: raw.replace(NO_VALUE, ""),
+            text: Arc::new(raw.replace(NO_VALUE, "")),
             emits,
         }
     }
@@ -247,7 +252,7 @@ mod tests {
             emit(&t, 13, (11, 17), true),
         ];
         let tr = TracedOutput::new(raw, emits);
-        assert_eq!(tr.text, "x: \ny: 1\n");
+        assert_eq!(*tr.text, "x: \ny: 1\n");
         let docs = tr.find_documents(&["x: \ny: 1"]);
         assert_eq!(docs, vec![Some(0)]);
         let (exact, _) = tr.key_origins("t", "x: \ny: 1", 0);

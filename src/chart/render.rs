@@ -146,8 +146,11 @@ impl Document {
 /// The result of a successful render.
 pub struct Rendered {
     pub helm: HelmVersion,
-    /// Regular manifests in Helm's order, then hooks in Helm's order.
-    pub documents: Vec<Document>,
+    /// Regular manifests in Helm's order, then hooks in Helm's order; see
+    /// [`Rendered::documents`].
+    documents: OnceLock<Vec<Document>>,
+    /// Each rendered file's execution trace, read only when the documents are.
+    traces: HashMap<String, TracedOutput>,
     pub crds: Vec<CrdFile>,
     /// The root chart's rendered NOTES.txt.
     pub notes: Option<String>,
@@ -156,12 +159,21 @@ pub struct Rendered {
     /// Lines Helm writes to stderr (deprecation, coalesce warnings, unknown hooks).
     pub warnings: Vec<String>,
     /// Every rendered template file (partials and NOTES excluded), by path.
-    pub files: Vec<(String, String)>,
+    pub files: Vec<(String, Arc<String>)>,
     sorted: Sorted,
     print: PrintOptions,
 }
 
 impl Rendered {
+    /// Regular manifests in Helm's order, then hooks in Helm's order, each with the
+    /// template lines that wrote its keys. Worked out on first use: printing what
+    /// helm prints (`template`, a Helmfile stack) needs none of it, and a chart of
+    /// CRDs would copy megabytes and search its whole output for them.
+    pub fn documents(&self) -> &[Document] {
+        self.documents
+            .get_or_init(|| documents(&self.sorted, &self.traces))
+    }
+
     /// The exact stdout of `helm template` with the options given to [`render`].
     pub fn helm_output(&self) -> Result<String, ChartError> {
         self.helm_output_with(&self.print)
@@ -444,6 +456,29 @@ fn document_origins(sorted: &Sorted, traces: &HashMap<String, TracedOutput>) -> 
         }
     }
     out
+}
+
+/// The output documents with their origins, manifests then hooks.
+fn documents(sorted: &Sorted, traces: &HashMap<String, TracedOutput>) -> Vec<Document> {
+    let origins = document_origins(sorted, traces);
+    sorted
+        .manifests
+        .iter()
+        .chain(sorted.hooks.iter())
+        .zip(origins)
+        .map(|(m, (key_origins, key_lines))| Document {
+            source: m.path.clone(),
+            kind: m.head.kind.clone(),
+            api_version: m.head.api_version.clone(),
+            name: m.head.name.clone(),
+            key_lines,
+            key_origins,
+            content: m.content.clone(),
+            hook: m.hook_events.clone(),
+            index_in_file: m.index_in_file,
+            body: OnceLock::new(),
+        })
+        .collect()
 }
 
 /// Renders a loaded chart like `helm template`.
@@ -895,7 +930,7 @@ fn render_logging(
     let mut host = Host::with(opts.seed, opts.now);
     host.vfs = vfs.clone();
     host.allow_dns = opts.enable_dns;
-    let mut rendered: Vec<(String, String)> = Vec::new();
+    let mut rendered: Vec<(String, Arc<String>)> = Vec::new();
     let mut traces: HashMap<String, TracedOutput> = HashMap::new();
     let mut ahead = manifest::HeadsAhead::new(helm);
     for t in &tpls {
@@ -911,7 +946,7 @@ fn render_logging(
             Ok((out, emits)) => {
                 let traced = TracedOutput::new(out, emits);
                 ahead.offer(&t.name, &traced.text);
-                rendered.push((t.name.clone(), traced.text.clone()));
+                rendered.push((t.name.clone(), Arc::clone(&traced.text)));
                 traces.insert(t.name.clone(), traced);
             }
             Err(e) => {
@@ -929,16 +964,20 @@ fn render_logging(
     let notes = rendered
         .iter()
         .find(|(k, _)| *k == root_notes)
-        .map(|(_, v)| v.clone());
+        .map(|(_, v)| String::clone(v));
     rendered.retain(|(k, _)| !k.ends_with("NOTES.txt"));
 
-    let sorted = manifest::sort_manifests(helm, &rendered, Some(&ahead)).map_err(|e| {
+    let files: Vec<(&str, &str)> = rendered
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let sorted = manifest::sort_manifests(helm, &files, Some(&ahead)).map_err(|e| {
         let mut err = ChartError::render(e);
         err.location = yaml_error_origin(helm, &err.message, &traces);
         // Helm hands the rendered files back for `--debug` to print. It walks a Go
         // map, so its order varies between runs; path order is one of them.
-        let mut files: Vec<&(String, String)> = rendered.iter().collect();
-        files.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut files: Vec<&(&str, &str)> = files.iter().collect();
+        files.sort_by(|a, b| a.0.cmp(b.0));
         let mut blob = String::new();
         for (name, content) in files {
             if !manifest::trim_space(content).is_empty() {
@@ -952,28 +991,10 @@ fn render_logging(
     let mut crds = Vec::new();
     crd_objects(&root, &root.name, &mut crds);
 
-    let origins = document_origins(&sorted, &traces);
-    let documents = sorted
-        .manifests
-        .iter()
-        .chain(sorted.hooks.iter())
-        .zip(origins)
-        .map(|(m, (key_origins, key_lines))| Document {
-            source: m.path.clone(),
-            kind: m.head.kind.clone(),
-            api_version: m.head.api_version.clone(),
-            name: m.head.name.clone(),
-            key_lines,
-            key_origins,
-            content: m.content.clone(),
-            hook: m.hook_events.clone(),
-            index_in_file: m.index_in_file,
-            body: OnceLock::new(),
-        })
-        .collect();
     Ok(Rendered {
         helm,
-        documents,
+        documents: OnceLock::new(),
+        traces,
         crds,
         notes,
         values,
