@@ -643,26 +643,43 @@ pub fn print(
             .iter()
             .map(|m| size(&m.path, &m.content))
             .sum::<usize>();
-    let mut manifest = String::with_capacity(body);
+    let tail = hooks
+        .iter()
+        .map(|h| size(&h.path, &h.content))
+        .sum::<usize>();
+    // Without a post-renderer the hooks follow in the same buffer: a second one
+    // would copy the whole output once more.
+    let room = if opts.post_renderer.is_some() {
+        body
+    } else {
+        body + tail + 1
+    };
+    let mut manifest = String::with_capacity(room);
     for c in crds {
         push_doc(&mut manifest, &c.path, &c.content);
     }
     for m in &sorted.manifests {
         push_doc(&mut manifest, &m.path, &m.content);
     }
-    // Helm hands the post-renderer the release manifest as assembled, before it
-    // trims it, and prints whatever comes back in its place.
-    if let Some(pr) = &opts.post_renderer {
-        manifest = pr.run(&manifest).map_err(PrintError::PostRender)?;
-    }
-    let tail = hooks
-        .iter()
-        .map(|h| size(&h.path, &h.content))
-        .sum::<usize>();
-    let mut all = String::with_capacity(body + tail + 1);
-    all.push_str(trim_space(&manifest));
+    let mut all = match &opts.post_renderer {
+        // Helm hands the post-renderer the release manifest as assembled, before it
+        // trims it, and prints whatever comes back in its place.
+        Some(pr) => {
+            let back = pr.run(&manifest).map_err(PrintError::PostRender)?;
+            let back = trim_space(&back);
+            let mut all = String::with_capacity(back.len() + tail + 1);
+            all.push_str(back);
+            all
+        }
+        // What was assembled starts with `---` (or is empty), so trimming it only
+        // cuts its end.
+        None => {
+            let keep = trim_space(&manifest).len();
+            manifest.truncate(keep);
+            manifest
+        }
+    };
     all.push('\n');
-    drop(manifest);
     for h in hooks {
         push_doc(&mut all, &h.path, &h.content);
     }

@@ -1290,7 +1290,8 @@ impl Engine for State<'_> {
         // The included text lands in its own buffer and is printed by the calling
         // action, which is what the trace attributes it to.
         let saved_trace = self.trace.take();
-        let mut out = String::new();
+        // Sized by the define's own text (see `TemplateSet::output_guess`).
+        let mut out = String::with_capacity(def.tree.span(def.root).len());
         let r = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
             self.walk(&dot, def.root, &mut out)
         });
@@ -1325,7 +1326,8 @@ impl Engine for State<'_> {
             Ok(true) => return Ok(String::new()),
             Ok(false) => {}
         }
-        let mut out = String::new();
+        // The text is most of what it prints (see `TemplateSet::output_guess`).
+        let mut out = String::with_capacity(text.len());
         let r = {
             let mut st = State::new(&clone, self.host, &mut *self.shared);
             stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || st.run(&root, data, &mut out))

@@ -180,7 +180,7 @@ impl TemplateSet {
 
     /// Executes template `name` with `data` as `.` and `$`, returning its output.
     pub fn execute(&self, name: &str, data: &Value, host: &Host) -> Result<String, Error> {
-        let mut out = String::new();
+        let mut out = String::with_capacity(self.output_guess(name));
         self.execute_into(name, data, host, &mut out)?;
         Ok(out)
     }
@@ -211,9 +211,17 @@ impl TemplateSet {
         let mut shared = Shared::default();
         let mut st = State::new(self, host, &mut shared);
         st.trace = Some(Vec::new());
-        let mut out = String::new();
+        let mut out = String::with_capacity(self.output_guess(name));
         st.run(name, data, &mut out).map_err(|e| *e)?;
         Ok((out, st.trace.take().unwrap_or_default()))
+    }
+
+    /// Room to reserve for the output of template `name`: its file's length. A
+    /// file's output is mostly its own text (a chart's CRDs are megabytes of it), and
+    /// a buffer grown by doubling from empty touches about twice the memory it ends
+    /// with, fresh memory the kernel zeroes, and copies it at every step.
+    fn output_guess(&self, name: &str) -> usize {
+        self.lookup(name).map_or(0, |d| d.tree.source.text().len())
     }
 
     /// Go's `ExecuteTemplate` error for an unknown name.
