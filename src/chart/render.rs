@@ -158,8 +158,6 @@ pub struct Rendered {
     pub values: Map,
     /// Lines Helm writes to stderr (deprecation, coalesce warnings, unknown hooks).
     pub warnings: Vec<String>,
-    /// Every rendered template file (partials and NOTES excluded), by path.
-    pub files: Vec<(String, Arc<String>)>,
     sorted: Sorted,
     print: PrintOptions,
 }
@@ -930,7 +928,6 @@ fn render_logging(
     let mut host = Host::with(opts.seed, opts.now);
     host.vfs = vfs.clone();
     host.allow_dns = opts.enable_dns;
-    let mut rendered: Vec<(String, Arc<String>)> = Vec::new();
     let mut traces: HashMap<String, TracedOutput> = HashMap::new();
     let mut ahead = manifest::HeadsAhead::new(helm);
     for t in &tpls {
@@ -946,7 +943,6 @@ fn render_logging(
             Ok((out, emits)) => {
                 let traced = TracedOutput::new(out, emits);
                 ahead.offer(&t.name, &traced.text);
-                rendered.push((t.name.clone(), Arc::clone(&traced.text)));
                 traces.insert(t.name.clone(), traced);
             }
             Err(e) => {
@@ -961,15 +957,12 @@ fn render_logging(
     }
 
     let root_notes = format!("{}/templates/NOTES.txt", root.name);
-    let notes = rendered
+    let notes = traces.get(&root_notes).map(|t| String::clone(&t.text));
+    // Sorting puts the files in path order, whatever order they come in.
+    let files: Vec<(&str, &str)> = traces
         .iter()
-        .find(|(k, _)| *k == root_notes)
-        .map(|(_, v)| String::clone(v));
-    rendered.retain(|(k, _)| !k.ends_with("NOTES.txt"));
-
-    let files: Vec<(&str, &str)> = rendered
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .filter(|(k, _)| !k.ends_with("NOTES.txt"))
+        .map(|(k, t)| (k.as_str(), t.text.as_str()))
         .collect();
     let sorted = manifest::sort_manifests(helm, &files, Some(&ahead)).map_err(|e| {
         let mut err = ChartError::render(e);
@@ -999,7 +992,6 @@ fn render_logging(
         notes,
         values,
         warnings: std::mem::take(warnings),
-        files: rendered,
         sorted,
         print: opts.print_options(),
     })
