@@ -17,21 +17,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     use std::io::Write;
-    // With musl, the `stacker` crate (deep templates recurse) cannot learn how large
-    // the main thread's stack may grow, takes it to be what is mapped so far, and
-    // keeps switching to freshly mapped stacks: prometheus's render took 645 page
-    // faults against 183 with glibc, half of them under `psm`. A thread of a stated
-    // stack size gives it the real limit (170 faults).
-    #[cfg(target_env = "musl")]
-    let code = match std::thread::Builder::new()
-        .stack_size(64 << 20)
-        .spawn(stackproof::cli::main)
-    {
-        // A panic was reported by the hook; 101 is the code Rust's own exits with.
-        Ok(worker) => worker.join().unwrap_or(101),
-        Err(_) => stackproof::cli::main(),
-    };
-    #[cfg(not(target_env = "musl"))]
+    stackproof::template::stack::init_main_thread();
     let code = stackproof::cli::main();
     // Everything is written once output is flushed; what `exit` would run after that
     // is the allocator handing every page back to the system one by one (mimalloc's

@@ -388,7 +388,7 @@ impl<'s> State<'s> {
             Node::If(b) => self.walk_if_or_with(false, dot, b, out),
             Node::With(b) => self.walk_if_or_with(true, dot, b, out),
             Node::Range(b) => {
-                stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.walk_range(dot, id, b, out))
+                super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || self.walk_range(dot, id, b, out))
             }
             Node::Template { name, pipe, .. } => {
                 self.emit(id, out.len());
@@ -405,7 +405,7 @@ impl<'s> State<'s> {
 
     fn walk_if_or_with(&mut self, with: bool, dot: &Val, b: &Branch, out: &mut String) -> WResult {
         let mark = self.vars.len();
-        let r = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || -> WResult {
+        let r = super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || -> WResult {
             let val = self.eval_pipeline(dot, b.pipe)?;
             if val.truth() {
                 if with {
@@ -595,7 +595,8 @@ impl<'s> State<'s> {
         let saved_name = std::mem::replace(&mut self.tmpl_name, def.name.clone());
         let saved_tree = std::mem::replace(&mut self.tree, &def.tree);
         self.depth += 1;
-        let r = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.walk(&new_dot, def.root, out));
+        let r =
+            super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || self.walk(&new_dot, def.root, out));
         self.depth -= 1;
         self.tree = saved_tree;
         self.tmpl_name = saved_name;
@@ -667,7 +668,7 @@ impl<'s> State<'s> {
             }
             Node::Pipe { .. } => {
                 self.not_a_function(first, !rest.is_empty(), &fin)?;
-                return stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
+                return super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || {
                     self.eval_pipeline(dot, first)
                 });
             }
@@ -1135,7 +1136,8 @@ impl<'s> State<'s> {
                 return self.validate(v, ty);
             }
             Node::Pipe { .. } => {
-                let v = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || self.eval_pipeline(dot, n))?;
+                let v =
+                    super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || self.eval_pipeline(dot, n))?;
                 return self.validate(v, ty);
             }
             Node::Identifier { name, .. } => {
@@ -1292,7 +1294,7 @@ impl Engine for State<'_> {
         let saved_trace = self.trace.take();
         // Sized by the define's own text (see `TemplateSet::output_guess`).
         let mut out = String::with_capacity(def.tree.span(def.root).len());
-        let r = stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || {
+        let r = super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || {
             self.walk(&dot, def.root, &mut out)
         });
         self.trace = saved_trace;
@@ -1330,7 +1332,7 @@ impl Engine for State<'_> {
         let mut out = String::with_capacity(text.len());
         let r = {
             let mut st = State::new(&clone, self.host, &mut *self.shared);
-            stacker::maybe_grow(RED_ZONE, STACK_CHUNK, || st.run(&root, data, &mut out))
+            super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || st.run(&root, data, &mut out))
         };
         match r {
             Ok(()) => Ok(out),

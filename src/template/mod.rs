@@ -59,6 +59,7 @@ pub mod options;
 pub mod parser;
 pub mod registry;
 pub mod set;
+pub mod stack;
 pub mod value;
 
 pub use error::{Error, ErrorKind, ErrorParts};

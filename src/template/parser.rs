@@ -502,7 +502,7 @@ impl<'a> Parser<'a, '_> {
 
     /// Go's `itemList`: nodes up to `{{end}}` or `{{else}}`, which is returned.
     fn item_list(&mut self) -> PResult<(NodeId, Parsed1)> {
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        super::stack::maybe_grow(64 * 1024, 1024 * 1024, || {
             let pos = self.peek_non_space().pos();
             let mark = self.scratch.len();
             while self.peek_non_space().typ() != ItemType::Eof {
@@ -1016,7 +1016,7 @@ impl<'a> Parser<'a, '_> {
                     return Err(self.errorf("max expression depth exceeded"));
                 }
                 self.ctx.stack_depth += 1;
-                let r = stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                let r = super::stack::maybe_grow(64 * 1024, 1024 * 1024, || {
                     self.pipeline("parenthesized pipeline", ItemType::RightParen)
                 });
                 self.ctx.stack_depth -= 1;
