@@ -32,7 +32,8 @@ const MARGIN: usize = 256 * 1024;
 const UNBOUNDED: usize = 64 << 20;
 
 /// Records how far the calling thread, the process's main thread, may grow its stack.
-/// Call it first thing in `main`; on other threads it must not be called.
+/// Call it first thing in `main`. Called on another thread it records nothing: that
+/// thread's stack is not where the main thread's may grow.
 pub fn init_main_thread() {
     if let Some(limit) = main_thread_limit() {
         LIMIT.with(|l| l.set(Some(limit)));
@@ -63,9 +64,9 @@ fn main_thread_limit() -> Option<usize> {
     // The file name is a short string at the very top (a page covers its end).
     let top = execfn.checked_add(4096)?;
     let limit = top.checked_sub(size)?.checked_add(MARGIN)?;
-    // A stack pointer below the computed limit means the guess is wrong (an unusual
-    // layout); then `stacker` decides as before.
-    (approximate_sp() > limit).then_some(limit)
+    // A stack pointer outside that range is another thread's, or the layout is not
+    // what the kernel usually makes; then `stacker` decides as before.
+    (limit..top).contains(&approximate_sp()).then_some(limit)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -132,6 +133,17 @@ mod tests {
     #[test]
     fn deep_recursion_switches_segments() {
         assert_eq!(depth(20_000), 20_000);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn another_thread_is_not_taken_for_the_main_thread() {
+        // Test threads have stacks of their own, mapped away from the main thread's.
+        let t = std::thread::spawn(|| {
+            init_main_thread();
+            LIMIT.with(|l| l.get())
+        });
+        assert_eq!(t.join().expect("join"), None);
     }
 
     #[test]
