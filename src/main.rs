@@ -30,6 +30,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[cfg(target_os = "linux")]
 fn arena_with_small_pages_first() {
     extern "C" {
+        // mimalloc's API (mimalloc.h): set up the allocator now; a no-op when done.
+        fn mi_process_init();
         // mimalloc's API (mimalloc.h): memory the program owns, to allocate from.
         fn mi_manage_os_memory(
             start: *mut libc::c_void,
@@ -46,6 +48,7 @@ fn arena_with_small_pages_first() {
     // madvise calls only set how its pages are backed; mimalloc is given exactly the
     // aligned part of it and owns it for the rest of the process.
     unsafe {
+        mi_process_init();
         let p = libc::mmap(
             std::ptr::null_mut(),
             SIZE + HUGE,
@@ -68,10 +71,21 @@ fn arena_with_small_pages_first() {
     }
 }
 
+/// Runs [`arena_with_small_pages_first`] among the program's initializers, before
+/// Rust's runtime starts `main`: with glibc the runtime allocates before `main` (for
+/// its stack overflow handler), and mimalloc would reserve an arena of its own then.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static ARENA_FIRST: extern "C" fn() = {
+    extern "C" fn init() {
+        arena_with_small_pages_first();
+    }
+    init
+};
+
 fn main() {
     use std::io::Write;
-    #[cfg(target_os = "linux")]
-    arena_with_small_pages_first();
     stackproof::template::stack::init_main_thread();
     let code = stackproof::cli::main();
     // Everything is written once output is flushed; what `exit` would run after that
