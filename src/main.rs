@@ -24,9 +24,13 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// a large render still gets huge pages for everything past it. Quick musl
 /// builds, interleaved: `stackproof --version` 0.78 -> 0.68 ms, a one-template
 /// chart 1.11 -> 0.89 ms; corpus median per-case ratio 0.962, and 1/1.036 in the
-/// other order; NVCF default cell 79.2 -> 73.4 ms. A 4 MB prefix (the workers'
-/// first segments too) measured the same as 2 MB. Where this fails, mimalloc
-/// reserves its own arena as before.
+/// other order; NVCF default cell 79.2 -> 73.4 ms; quick glibc builds, where
+/// mimalloc had reserved its arena before `main`, corpus 0.906. The release build
+/// (profile-guided, musl) gains at start-up only: a one-template chart 1.0 ->
+/// 0.81 ms, while the corpus (1.007, and 1/0.993 in the other order) and the NVCF
+/// cell (69.0 and 68.9 ms) came out even, larger heaps paying in small faults what
+/// the small ones save. A 4 MB prefix (the workers' first segments too) measured
+/// the same as 2 MB. Where this fails, mimalloc reserves its own arena as before.
 #[cfg(target_os = "linux")]
 fn arena_with_small_pages_first() {
     extern "C" {
