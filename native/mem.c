@@ -194,9 +194,12 @@ static inline __attribute__((always_inline)) int byte_order(const unsigned char 
     return (int)a[i] - (int)b[i];
 }
 
-/* Order of two big-endian words that differ. */
-static inline __attribute__((always_inline)) int word_order(uint64_t x, uint64_t y) {
-    return x < y ? -1 : 1;
+/* Order of two short ranges, each read as its first and its last word (which
+ * overlap when the range is shorter than two words), taken big-endian. */
+static inline __attribute__((always_inline)) int head_tail_order(uint64_t xh, uint64_t yh, uint64_t xt,
+                                                                 uint64_t yt) {
+    if (xh != yh) return xh < yh ? -1 : 1;
+    return xt == yt ? 0 : (xt < yt ? -1 : 1);
 }
 
 int sp_memcmp(const void *pa, const void *pb, size_t n) {
@@ -222,18 +225,14 @@ int sp_memcmp(const void *pa, const void *pb, size_t n) {
         return 0;
     }
     if (n >= 8) {
-        uint64_t x = __builtin_bswap64(*(const u64u *)a), y = __builtin_bswap64(*(const u64u *)b);
-        if (x != y) return word_order(x, y);
-        x = __builtin_bswap64(*(const u64u *)(a + n - 8));
-        y = __builtin_bswap64(*(const u64u *)(b + n - 8));
-        return x == y ? 0 : word_order(x, y);
+        return head_tail_order(__builtin_bswap64(*(const u64u *)a), __builtin_bswap64(*(const u64u *)b),
+                               __builtin_bswap64(*(const u64u *)(a + n - 8)),
+                               __builtin_bswap64(*(const u64u *)(b + n - 8)));
     }
     if (n >= 4) {
-        uint64_t x = __builtin_bswap32(*(const u32u *)a), y = __builtin_bswap32(*(const u32u *)b);
-        if (x != y) return word_order(x, y);
-        x = __builtin_bswap32(*(const u32u *)(a + n - 4));
-        y = __builtin_bswap32(*(const u32u *)(b + n - 4));
-        return x == y ? 0 : word_order(x, y);
+        return head_tail_order(__builtin_bswap32(*(const u32u *)a), __builtin_bswap32(*(const u32u *)b),
+                               __builtin_bswap32(*(const u32u *)(a + n - 4)),
+                               __builtin_bswap32(*(const u32u *)(b + n - 4)));
     }
     for (size_t i = 0; i < n; i++) {
         if (a[i] != b[i]) return (int)a[i] - (int)b[i];

@@ -51,9 +51,7 @@ cd "$root"
 host="$(rustc -vV | sed -n 's/^host: //p')"
 if [ "$host" = "x86_64-unknown-linux-gnu" ] && [ -z "${STACKPROOF_DYNAMIC:-}" ]; then
   target="$host"
-  if [ -z "${STACKPROOF_GLIBC:-}" ] &&
-    [ -d "$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-musl/lib" ] &&
-    { command -v x86_64-linux-musl-gcc || command -v musl-gcc; } >/dev/null 2>&1; then
+  if [ -z "${STACKPROOF_GLIBC:-}" ] && "$root/scripts/have-musl.sh"; then
     target="x86_64-unknown-linux-musl"
   fi
   # relocation-model=static: a static glibc executable must not be position-independent

@@ -50,7 +50,8 @@ fn arena_with_small_pages_first() {
     const HUGE: usize = 2 << 20;
     // SAFETY: a fresh private anonymous mapping that nothing else refers to; the
     // madvise calls only set how its pages are backed; mimalloc is given exactly the
-    // aligned part of it and owns it for the rest of the process.
+    // aligned part of it and owns it for the rest of the process (or, refusing it,
+    // leaves it to be unmapped here).
     unsafe {
         mi_process_init();
         let p = libc::mmap(
@@ -71,7 +72,9 @@ fn arena_with_small_pages_first() {
             SIZE - HUGE,
             libc::MADV_HUGEPAGE,
         );
-        mi_manage_os_memory(start, SIZE, true, false, true, -1);
+        if !mi_manage_os_memory(start, SIZE, true, false, true, -1) {
+            libc::munmap(p, SIZE + HUGE);
+        }
     }
 }
 

@@ -35,6 +35,19 @@ fn pattern(len: usize, seed: u8) -> Vec<u8> {
         .collect()
 }
 
+/// Asserts that `buf` still holds `guard` before `at` and from `at + n` on: a write
+/// stayed inside its range.
+fn assert_untouched_outside(buf: &[u8], at: usize, n: usize, guard: u8, what: &str) {
+    assert!(
+        buf[..at].iter().all(|&b| b == guard),
+        "wrote before, {what}"
+    );
+    assert!(
+        buf[at + n..].iter().all(|&b| b == guard),
+        "wrote past, {what}"
+    );
+}
+
 #[test]
 fn memcpy_copies_exactly_the_range() {
     for n in lengths() {
@@ -54,15 +67,8 @@ fn memcpy_copies_exactly_the_range() {
                     unsafe { dst.as_mut_ptr().add(da).cast() },
                     "return value, n={n}"
                 );
-                assert!(
-                    dst[..da].iter().all(|&b| b == 0xAA),
-                    "wrote before, n={n} da={da}"
-                );
                 assert_eq!(&dst[da..da + n], &src[sa..sa + n], "n={n} da={da} sa={sa}");
-                assert!(
-                    dst[da + n..].iter().all(|&b| b == 0xAA),
-                    "wrote past, n={n} da={da}"
-                );
+                assert_untouched_outside(&dst, da, n, 0xAA, &format!("memcpy n={n} da={da}"));
             }
         }
     }
@@ -101,12 +107,8 @@ fn memset_fills_exactly_the_range() {
                 // Only the low byte of the int counts, as in C.
                 let r = unsafe { sp_memset(dst.as_mut_ptr().add(da).cast(), 0x700 | c as i32, n) };
                 assert_eq!(r, unsafe { dst.as_mut_ptr().add(da).cast() });
-                assert!(dst[..da].iter().all(|&b| b == 0x11));
                 assert!(dst[da..da + n].iter().all(|&b| b == c), "n={n} c={c}");
-                assert!(
-                    dst[da + n..].iter().all(|&b| b == 0x11),
-                    "wrote past, n={n}"
-                );
+                assert_untouched_outside(&dst, da, n, 0x11, &format!("memset n={n} da={da}"));
             }
         }
     }

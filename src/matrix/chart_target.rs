@@ -229,12 +229,13 @@ fn render_chart(
             Ok(mut docs) => {
                 // Point each document at the template file in the chart directory, at
                 // the first line that wrote one of its top-level keys.
-                let by_index = docs.len() == rendered.documents().len();
+                let documents = rendered.documents();
+                let by_index = docs.len() == documents.len();
                 for (i, m) in docs.iter_mut().enumerate() {
                     let Some(t) = &m.template else { continue };
                     let file = template_file(path, &t.file, base);
                     let line = if by_index {
-                        rendered.documents()[i]
+                        documents[i]
                             .key_lines
                             .iter()
                             .map(|(_, l)| *l)
