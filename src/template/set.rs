@@ -182,7 +182,7 @@ impl TemplateSet {
     pub fn execute(&self, name: &str, data: &Value, host: &Host) -> Result<String, Error> {
         let mut out = String::with_capacity(self.output_guess(name));
         self.execute_into(name, data, host, &mut out)?;
-        Ok(out)
+        Ok(fit(out))
     }
 
     /// Executes template `name`, appending to `out` (which keeps any partial output
@@ -213,7 +213,7 @@ impl TemplateSet {
         st.trace = Some(Vec::new());
         let mut out = String::with_capacity(self.output_guess(name));
         st.run(name, data, &mut out).map_err(|e| *e)?;
-        Ok((out, st.trace.take().unwrap_or_default()))
+        Ok((fit(out), st.trace.take().unwrap_or_default()))
     }
 
     /// Room to reserve for the output of template `name`: its file's length. A
@@ -237,4 +237,17 @@ impl TemplateSet {
         e.template = self.name.to_string();
         e
     }
+}
+
+/// The output of an execution, without the room reserved for it when little of
+/// that was used: a file of CRDs behind a false `if` prints nothing, and the
+/// buffer reserved for it, kept alive with the chart's other outputs, would pin
+/// fresh memory (a large block's first page is touched even when empty) that
+/// the next file's buffer could have reused.
+pub(crate) fn fit(mut out: String) -> String {
+    const SLACK: usize = 64 << 10;
+    if out.capacity() - out.len() > SLACK.max(out.len()) {
+        out.shrink_to_fit();
+    }
+    out
 }
