@@ -11,6 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use super::charts::ChartSources;
 use super::dag::{self, release_id, PlanOptions};
 use super::error::{ErrorKind, HelmfileError, Result};
+use super::lease::{Lease, Leases};
 use super::list::{format_json, format_labels, format_table, ListedRelease};
 use super::load::{HelmState, LoadOpts, Loader};
 use super::model::{ReleaseRender, StackRender, StateRender, WrittenFile};
@@ -165,6 +166,8 @@ struct Runner<'a> {
     listed: Vec<ListedRelease>,
     /// States whose charts are rendering while later states load (see [`Pending`]).
     pending: Vec<Pending>,
+    /// Which prepared charts a release still needs (see `lease`).
+    leases: Arc<Leases>,
     /// The `in …` contexts an error leaving the current state passes through on its
     /// way out of `visit`, outermost first.
     ctx: Vec<String>,
@@ -319,6 +322,7 @@ pub fn render_stack(input: &StackInput) -> StackRender {
         printed: Vec::new(),
         listed: Vec::new(),
         pending: Vec::new(),
+        leases: Arc::default(),
         ctx: Vec::new(),
     };
     let result = r.run();
@@ -1138,6 +1142,11 @@ impl<'a> Runner<'a> {
         let input: &'a StackInput = self.input;
         let st = Arc::new(st);
         let releases = Arc::new(self.out.states[index].releases.clone());
+        // Every release of the state holds its chart before the first one renders.
+        let mut leases: Vec<Option<Lease>> = pending.order[..reachable]
+            .iter()
+            .map(|&i| self.lease(&st, i))
+            .collect();
         if self.input.render.allow_exec {
             // A later state may run programs, which must not happen when an earlier
             // state fails: this state is finished before the next one loads.
@@ -1149,6 +1158,7 @@ impl<'a> Runner<'a> {
                 .for_each(|(k, &i)| {
                     rendered.render(k, || template_release(input, st, i, &releases[i]));
                 });
+            drop(leases);
             self.apply(pending)?;
         } else {
             // The pool takes spawned work first in, first out, so a state's
@@ -1159,13 +1169,32 @@ impl<'a> Runner<'a> {
                     Arc::clone(&releases),
                     Arc::clone(&rendered),
                 );
+                let lease = leases[k].take();
                 scope.spawn(move |_| {
                     rendered.render(k, || template_release(input, &st, i, &releases[i]));
+                    drop(lease);
                 });
             }
             self.pending.push(pending);
         }
         Ok(true)
+    }
+
+    /// A lease on the chart release `i` of `st` renders, if it resolves to one.
+    fn lease(&self, st: &HelmState, i: usize) -> Option<Lease> {
+        let r = &st.spec.releases[i];
+        let resolved = self
+            .input
+            .chart_sources
+            .resolve(
+                &self.input.render.vfs,
+                &r.name,
+                &r.chart,
+                &st.cwd,
+                &r.version,
+            )
+            .ok()?;
+        Some(self.leases.take(resolved.dir))
     }
 
     /// Adds one state's `template` results to the output, in release order, and

@@ -21,13 +21,19 @@ use crate::template::Value;
 
 use super::paths;
 
+/// Built charts: every release of a chart builds it (and template rendering asks
+/// again after the preparation pass); the result only depends on the key.
+static BUILT: Memo<(PathBuf, String, Vfs), Result<Arc<Chart>, String>> = Memo::new(128);
+
+/// Lets go of the charts built in directory `dir`.
+pub(crate) fn forget(dir: &Path) {
+    BUILT.forget_where(|k| k.0 == dir);
+}
+
 /// The chart at `dir` with its dependencies as `helm dependency build` leaves them.
 /// `shown` is the chart path as Helmfile hands it to helm (relative to the state's
 /// directory), which helm's messages repeat.
 pub fn build(dir: &Path, shown: &str, vfs: &Vfs) -> Result<Arc<Chart>, String> {
-    // Every release of a chart builds it (and template rendering asks again after
-    // the preparation pass); the result only depends on these inputs.
-    static BUILT: Memo<(PathBuf, String, Vfs), Result<Arc<Chart>, String>> = Memo::new(128);
     let key = (dir.to_path_buf(), shown.to_string(), vfs.clone());
     BUILT.get_or_compute(&key, || build_uncached(dir, shown, vfs))
 }

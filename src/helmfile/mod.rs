@@ -26,6 +26,7 @@ pub mod env;
 pub mod error;
 pub mod gomerge;
 pub mod hcl;
+mod lease;
 pub mod list;
 pub mod load;
 pub mod lockfile;

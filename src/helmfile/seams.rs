@@ -3,7 +3,7 @@
 //! specific stays on this side; each function here is one narrow call so the
 //! engines can change underneath without touching the state logic.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
@@ -294,21 +294,31 @@ pub struct ChartFiles {
     pub error: Option<String>,
 }
 
+/// What a prepared chart depends on: its directory, the file view, the version
+/// it is stamped with, where its dependencies come from and how they are built.
+type ChartKey = (
+    PathBuf,
+    crate::source::Vfs,
+    Option<String>,
+    super::charts::ChartSources,
+    Option<String>,
+);
+
+/// Prepared charts, kept so that later renders reuse them and the parsed
+/// templates cached on them, until [`forget_chart`].
+static CHARTS: Memo<ChartKey, Result<Arc<crate::chart::Chart>, String>> = Memo::new(256);
+
+/// Lets go of every prepared chart of directory `dir` (see `helmfile::lease`).
+pub(crate) fn forget_chart(dir: &Path) {
+    CHARTS.forget_where(|k| k.0 == dir);
+    super::depbuild::forget(dir);
+}
+
 /// The chart of `call` prepared as Helmfile prepares it, then rendered.
 fn render_release(call: &ChartCall) -> Result<crate::chart::render::Rendered, String> {
     use crate::chart::render::{render, RenderOptions};
     use crate::chart::values::{ValueOptions, ValuesSource};
     use crate::chart::Chart;
-    // The prepared chart depends on these alone; keeping it lets later renders reuse
-    // its parsed templates, which are cached on the chart.
-    type ChartKey = (
-        PathBuf,
-        crate::source::Vfs,
-        Option<String>,
-        super::charts::ChartSources,
-        Option<String>,
-    );
-    static CHARTS: Memo<ChartKey, Result<Arc<Chart>, String>> = Memo::new(256);
     let key = (
         call.chart_dir.clone(),
         call.vfs.clone(),

@@ -38,6 +38,12 @@ pub fn expect_repeats() {
     REPEATS.store(true, Ordering::Relaxed);
 }
 
+/// Whether [`expect_repeats`] was called: a caller that drops results it knows
+/// are no longer needed keeps them instead, for the next render.
+pub fn repeats_expected() -> bool {
+    REPEATS.load(Ordering::Relaxed)
+}
+
 /// A bounded, thread-safe map from a work's full input to its result.
 pub struct Memo<K, V> {
     table: Mutex<Option<Table<K, V>>>,
@@ -100,6 +106,13 @@ impl<K: Eq + Hash, V: Clone> Memo<K, V> {
         table.insert(key, value);
     }
 
+    /// Drops the remembered results whose keys `stale` picks.
+    pub fn forget_where(&self, mut stale: impl FnMut(&K) -> bool) {
+        if let Some(table) = self.table.lock().as_mut() {
+            table.retain(|k, _| !stale(k));
+        }
+    }
+
     /// The result for `key`, computing and remembering it on a miss. The work runs
     /// without the lock held, so two threads may both compute a result for one key;
     /// both results are equal, as the work is pure.
@@ -148,6 +161,22 @@ mod tests {
         memo.insert("c".into(), 3);
         assert_eq!(memo.get("a"), None);
         assert_eq!(memo.get("c"), Some(3));
+    }
+
+    #[test]
+    fn forgets_what_is_picked() {
+        let memo: Memo<String, usize> = Memo::new(8);
+        for (k, v) in [("a/x", 1), ("a/y", 2), ("b/x", 3)] {
+            memo.insert(k.into(), v);
+        }
+        memo.forget_where(|k| k.starts_with("a/"));
+        assert_eq!(memo.get("a/x"), None);
+        assert_eq!(memo.get("a/y"), None);
+        assert_eq!(memo.get("b/x"), Some(3));
+        // An empty table has nothing to forget.
+        let empty: Memo<String, usize> = Memo::new(8);
+        empty.forget_where(|_| true);
+        assert_eq!(empty.get("a"), None);
     }
 
     #[test]

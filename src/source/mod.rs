@@ -11,7 +11,7 @@ mod memo;
 mod programs;
 mod vfs;
 
-pub use memo::{expect_repeats, Memo};
+pub use memo::{expect_repeats, repeats_expected, Memo};
 pub use programs::{is_executable, search_path};
 
 /// A hash map for lookups on the render path (function names, template names,
