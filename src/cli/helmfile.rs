@@ -24,7 +24,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 
 use crate::helmfile::{
-    render_stack, ChartSources, Command, HelmTemplateFlags, RenderEnv, StackInput,
+    render_stack_unjoined, ChartSources, Command, HelmTemplateFlags, RenderEnv, StackInput,
 };
 
 /// `stackproof helmfile` flags.
@@ -376,6 +376,19 @@ pub fn input_from_args(
     })
 }
 
+/// Writes what the run prints: `text`, then each release's output followed by a
+/// newline, as [`crate::helmfile::render_stack`] would have joined them.
+fn write_stdout(text: &str, printed: &[Arc<String>]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::stdout().lock();
+    w.write_all(text.as_bytes())?;
+    for p in printed {
+        w.write_all(p.as_bytes())?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
 /// Helmfile's own checks of the flags that otherwise have no effect here.
 fn check_global_flags(args: &HelmfileArgs) -> Result<(), String> {
     if args.color && args.no_color {
@@ -457,7 +470,7 @@ pub fn run(args: HelmfileArgs) -> i32 {
             return 2;
         }
     };
-    let out = render_stack(&input);
+    let (out, printed) = render_stack_unjoined(&input);
     for w in &out.warnings {
         eprintln!("{w}");
     }
@@ -466,7 +479,10 @@ pub fn run(args: HelmfileArgs) -> i32 {
             eprintln!("{n}");
         }
     }
-    print!("{}", out.stdout);
+    if let Err(e) = write_stdout(&out.stdout, &printed) {
+        eprintln!("error: writing the output: {e}");
+        return 1;
+    }
     for f in &out.written {
         if let Some(parent) = f.abs.parent() {
             if let Err(e) = std::fs::create_dir_all(parent) {

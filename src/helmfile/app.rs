@@ -314,6 +314,24 @@ impl From<HelmfileError> for VisitError {
 /// Renders a stack: runs the input's command over every state and returns what it
 /// printed and computed, including partial results when it failed midway.
 pub fn render_stack(input: &StackInput) -> StackRender {
+    let (mut out, printed) = render_stack_unjoined(input);
+    if !printed.is_empty() {
+        let mut stdout = String::with_capacity(printed.iter().map(|s| s.len() + 1).sum());
+        for s in &printed {
+            stdout.push_str(s);
+            stdout.push('\n');
+        }
+        out.stdout = stdout;
+    }
+    out
+}
+
+/// [`render_stack`], except that `template`'s stdout is left as the releases'
+/// outputs, each to be followed by a newline, and [`StackRender::stdout`] holds
+/// only what `list` prints: a caller that writes them out one by one spares the
+/// joined copy (megabytes for a stack, of fresh memory, at the very end of the
+/// run).
+pub fn render_stack_unjoined(input: &StackInput) -> (StackRender, Vec<Arc<String>>) {
     let mut r = Runner {
         input,
         warnings: RefCell::new(Vec::new()),
@@ -327,18 +345,13 @@ pub fn render_stack(input: &StackInput) -> StackRender {
     };
     let result = r.run();
     let mut out = std::mem::take(&mut r.out);
-    if !r.printed.is_empty() {
-        let mut stdout = String::with_capacity(r.printed.iter().map(|s| s.len() + 1).sum());
-        for s in &r.printed {
-            stdout.push_str(s);
-            stdout.push('\n');
-        }
-        out.stdout = stdout;
-    }
+    let mut printed = std::mem::take(&mut r.printed);
     out.warnings = r.warnings.into_inner();
     match result {
         Ok(()) => {
             if let Command::List { json, .. } = &input.command {
+                // What `list` prints replaces anything else.
+                printed.clear();
                 out.listed = r.listed.clone();
                 out.stdout = if *json {
                     format_json(&r.listed)
@@ -366,7 +379,7 @@ pub fn render_stack(input: &StackInput) -> StackRender {
             out.exit_code = 1;
         }
     }
-    out
+    (out, printed)
 }
 
 impl<'a> Runner<'a> {

@@ -42,7 +42,7 @@ pub mod tmpl;
 pub mod values;
 pub mod ynode;
 
-pub use app::{render_stack, Command, HelmTemplateFlags, StackInput};
+pub use app::{render_stack, render_stack_unjoined, Command, HelmTemplateFlags, StackInput};
 pub use charts::ChartSources;
 pub use error::HelmfileError;
 pub use model::{ReleaseFiles, ReleaseRender, StackRender, StateRender, WrittenFile};
