@@ -216,12 +216,18 @@ impl TemplateSet {
         Ok((fit(out), st.trace.take().unwrap_or_default()))
     }
 
-    /// Room to reserve for the output of template `name`: its file's length. A
-    /// file's output is mostly its own text (a chart's CRDs are megabytes of it), and
-    /// a buffer grown by doubling from empty touches about twice the memory it ends
-    /// with, fresh memory the kernel zeroes, and copies it at every step.
+    /// Room to reserve for the output of template `name`: its file's length and a
+    /// sixteenth more. A file's output is mostly its own text (a chart's CRDs are
+    /// megabytes of it), and a buffer grown by doubling from empty touches about
+    /// twice the memory it ends with, fresh memory the kernel zeroes, and copies it
+    /// at every step. The margin is for what the actions add: a CRD that includes
+    /// its labels prints a few bytes more than its file, and a buffer of exactly
+    /// the file's length then doubled, copying the whole text once more.
     fn output_guess(&self, name: &str) -> usize {
-        self.lookup(name).map_or(0, |d| d.tree.source.text().len())
+        self.lookup(name).map_or(0, |d| {
+            let len = d.tree.source.text().len();
+            len + len / 16
+        })
     }
 
     /// Go's `ExecuteTemplate` error for an unknown name.
