@@ -43,6 +43,9 @@ pub(crate) struct Val {
     pub addr: bool,
 }
 
+/// A call's arguments: most calls take four or fewer, which then need no heap.
+type Args<T> = smallvec::SmallVec<[T; 4]>;
+
 impl Val {
     pub const MISSING: Val = Val {
         v: Value::Nil,
@@ -814,12 +817,12 @@ impl<'s> State<'s> {
         match &recv.v {
             Value::Object(o) => {
                 if o.has_method(name) {
-                    let argv: Vec<Value> = match o.method_params(name) {
+                    let argv: Args<Value> = match o.method_params(name) {
                         // Go checks a method's call as a function's: the count, then
                         // each argument against its parameter type, at that argument.
-                        Some(params) => self.call_args(dot, name, params, None, args, fin)?,
+                        Some(params) => self.call_args(dot, name, params, None, args, fin, None)?,
                         None => {
-                            let mut argv = Vec::with_capacity(args.len() + 1);
+                            let mut argv = Args::with_capacity(args.len() + 1);
                             for a in args {
                                 let v = self.eval_arg(dot, ArgTy::Ty(Ty::Any), *a)?;
                                 argv.push(v.v);
@@ -948,14 +951,14 @@ impl<'s> State<'s> {
         variadic: Option<ArgTy>,
         args: &[NodeId],
         fin: Option<Val>,
-    ) -> EResult<Vec<Val>> {
+    ) -> EResult<Args<Val>> {
         let num_in = args.len() + usize::from(fin.is_some());
         let num_fixed = if variadic.is_some() {
             nparams
         } else {
             args.len()
         };
-        let mut argv = Vec::with_capacity(num_in);
+        let mut argv = Args::with_capacity(num_in);
         let mut i = 0;
         while i < num_fixed && i < args.len() {
             let t = if i < nparams {
@@ -991,6 +994,8 @@ impl<'s> State<'s> {
 
     /// The arguments of a call to a function or method with these parameters, as
     /// Go checks them: their count first, then each against its parameter type.
+    /// A method's receiver, if any, comes first.
+    #[allow(clippy::too_many_arguments)]
     fn call_args(
         &mut self,
         dot: &Val,
@@ -999,7 +1004,8 @@ impl<'s> State<'s> {
         variadic: Option<Ty>,
         args: &[NodeId],
         fin: Option<Val>,
-    ) -> EResult<Vec<Value>> {
+        recv: Option<Value>,
+    ) -> EResult<Args<Value>> {
         self.check_arity(
             name,
             params.len(),
@@ -1016,7 +1022,10 @@ impl<'s> State<'s> {
             args,
             fin,
         )?;
-        Ok(argv.into_iter().map(|v| v.v).collect())
+        let mut out = Args::with_capacity(argv.len() + usize::from(recv.is_some()));
+        out.extend(recv);
+        out.extend(argv.into_iter().map(|v| v.v));
+        Ok(out)
     }
 
     /// Calls a function or a method: a method's receiver goes to its
@@ -1032,8 +1041,7 @@ impl<'s> State<'s> {
         fin: Option<Val>,
         recv: Option<Value>,
     ) -> EResult<Val> {
-        let evaluated = self.call_args(dot, name, def.sig.params, def.sig.variadic, args, fin)?;
-        let argv: Vec<Value> = recv.into_iter().chain(evaluated).collect();
+        let argv = self.call_args(dot, name, def.sig.params, def.sig.variadic, args, fin, recv)?;
         let result = match def.imp {
             FuncImpl::Plain(f) => f(&argv),
             FuncImpl::Ctx(f) => {
