@@ -110,12 +110,15 @@ impl<'a> Context<'a> {
     /// The host for rendering `text`: its random stream is this context's and this
     /// text's own.
     pub fn host(&self, text: &str) -> Host {
-        let seed = self.renv.seed.derive(&[
-            self.label.as_bytes(),
-            self.base_path.as_bytes(),
-            text.as_bytes(),
-        ]);
-        let mut h = Host::with(seed, self.renv.now);
+        let mut h = Host::with_derived(
+            self.renv.seed,
+            &[
+                self.label.as_bytes(),
+                self.base_path.as_bytes(),
+                text.as_bytes(),
+            ],
+            self.renv.now,
+        );
         h.env = self.renv.env.clone();
         h.vfs = self.renv.vfs.clone();
         h.base_dir = self.base_dir();
