@@ -177,6 +177,14 @@ fn split_at<'a>(s: &'a str, seps: &[(usize, usize)]) -> Vec<&'a str> {
 /// `releaseutil.SplitManifests` (v3) / `util.SplitManifests` (v4): the documents of
 /// one rendered file, in order, empty ones dropped.
 pub fn split_manifests(helm: HelmVersion, big: &str) -> Vec<String> {
+    split_slices(helm, big)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// [`split_manifests`] as stretches of `big`.
+fn split_slices(helm: HelmVersion, big: &str) -> Vec<&str> {
     match helm {
         HelmVersion::V3 => {
             let t = trim_space(big);
@@ -184,7 +192,7 @@ pub fn split_manifests(helm: HelmVersion, big: &str) -> Vec<String> {
             split_at(t, &seps)
                 .into_iter()
                 .filter(|d| !d.is_empty())
-                .map(|d| trim_space(d).to_string())
+                .map(trim_space)
                 .collect()
         }
         HelmVersion::V4 => {
@@ -193,11 +201,87 @@ pub fn split_manifests(helm: HelmVersion, big: &str) -> Vec<String> {
             split_at(t, &seps)
                 .into_iter()
                 .filter(|d| !trim_space(d).is_empty())
-                .map(|d| trim_left_space(d).to_string())
+                .map(trim_left_space)
                 .collect()
         }
     }
 }
+
+/// [`split_manifests`] of a rendered file, each document a [`DocText`] of it.
+pub fn split_shared(helm: HelmVersion, file: &Arc<String>) -> Vec<DocText> {
+    split_slices(helm, file)
+        .into_iter()
+        .map(|d| DocText::within(file, d))
+        .collect()
+}
+
+/// A document's text: the stretch of the rendered file it was split from, shared
+/// with that file's output rather than copied. A chart's documents are most of its
+/// output (megabytes of CRDs), and each copy is fresh memory the kernel zeroes.
+#[derive(Clone)]
+pub struct DocText {
+    file: Arc<String>,
+    start: usize,
+    end: usize,
+}
+
+impl DocText {
+    /// The stretch `part` of `file`; a `part` from elsewhere is kept as a copy.
+    fn within(file: &Arc<String>, part: &str) -> DocText {
+        let start = (part.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
+        let end = start.wrapping_add(part.len());
+        if file.get(start..end).is_some_and(|s| std::ptr::eq(s, part)) {
+            return DocText {
+                file: Arc::clone(file),
+                start,
+                end,
+            };
+        }
+        DocText::from(part.to_string())
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.file.get(self.start..self.end).unwrap_or_default()
+    }
+}
+
+impl From<String> for DocText {
+    fn from(s: String) -> DocText {
+        let end = s.len();
+        DocText {
+            file: Arc::new(s),
+            start: 0,
+            end,
+        }
+    }
+}
+
+impl std::ops::Deref for DocText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Debug for DocText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for DocText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for DocText {
+    fn eq(&self, other: &DocText) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for DocText {}
 
 /// The hook events Helm knows (`helm.sh/hook` values, lower-cased).
 const HOOK_EVENTS: &[&str] = &[
@@ -388,7 +472,7 @@ pub struct Manifest {
     /// The template path (`chart/templates/x.yaml`).
     pub path: String,
     /// The document text as Helm prints it.
-    pub content: String,
+    pub content: DocText,
     pub head: Head,
     /// Hook events, for hooks.
     pub hook_events: Option<Vec<String>>,
@@ -425,7 +509,7 @@ pub struct HeadsAhead {
     files: HashMap<String, Early>,
 }
 
-type SplitHeads = Vec<(String, Result<Head, String>)>;
+type SplitHeads = Vec<(DocText, Result<Head, String>)>;
 
 struct Early {
     text: Arc<String>,
@@ -455,7 +539,7 @@ impl HeadsAhead {
         let helm = self.helm;
         let mine = Arc::clone(content);
         let split = Ahead::start(move || {
-            split_manifests(helm, &mine)
+            split_shared(helm, &mine)
                 .into_iter()
                 .map(|doc| {
                     let head = parse_head(helm, &doc);
@@ -468,11 +552,11 @@ impl HeadsAhead {
     }
 
     /// The split and heads of `path`, when worked out ahead for this content.
-    fn take(&self, path: &str, content: &str) -> Option<SplitHeads> {
+    fn take(&self, path: &str, content: &Arc<String>) -> Option<SplitHeads> {
         let early = self.files.get(path)?;
         // The render hands over the very text it offered, so the pointer settles it
         // without comparing megabytes; equal text elsewhere counts the same.
-        let same = std::ptr::eq(early.text.as_str(), content) || early.text.as_str() == content;
+        let same = Arc::ptr_eq(&early.text, content) || early.text == *content;
         if !same {
             return None;
         }
@@ -482,12 +566,12 @@ impl HeadsAhead {
 
 pub fn sort_manifests(
     helm: HelmVersion,
-    files: &[(&str, &str)],
+    files: &[(&str, &Arc<String>)],
     ahead: Option<&HeadsAhead>,
 ) -> Result<Sorted, String> {
-    let mut order: Vec<&(&str, &str)> = files.iter().collect();
+    let mut order: Vec<&(&str, &Arc<String>)> = files.iter().collect();
     order.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let mut docs: Vec<(&str, usize, String)> = Vec::new();
+    let mut docs: Vec<(&str, usize, DocText)> = Vec::new();
     let mut heads: Vec<Option<Result<Head, String>>> = Vec::new();
     for &(path, content) in order {
         let base = path.rsplit('/').next().unwrap_or(path);
@@ -501,7 +585,7 @@ pub fn sort_manifests(
             }
             continue;
         }
-        for (idx, doc) in split_manifests(helm, content).into_iter().enumerate() {
+        for (idx, doc) in split_shared(helm, content).into_iter().enumerate() {
             docs.push((path, idx, doc));
             heads.push(None);
         }
@@ -758,7 +842,7 @@ pub fn output_dir_writes(
         out.push(OutputWrite {
             path: format!("{release_dir}/{}", m.path),
             source: m.path.clone(),
-            content: m.content.clone(),
+            content: m.content.to_string(),
             hook: false,
         });
     }
@@ -771,7 +855,7 @@ pub fn output_dir_writes(
             out.push(OutputWrite {
                 path: format!("{release_dir}/{}", h.path),
                 source: h.path.clone(),
-                content: h.content.clone(),
+                content: h.content.to_string(),
                 hook: true,
             });
         }
@@ -808,11 +892,14 @@ mod tests {
 
     #[test]
     fn heads_worked_out_ahead_sort_as_heads_decoded_after() {
-        fn pairs(files: &[(String, String)]) -> Vec<(&str, &str)> {
+        fn pairs(files: &[(String, String)]) -> Vec<(&str, Arc<String>)> {
             files
                 .iter()
-                .map(|(p, c)| (p.as_str(), c.as_str()))
+                .map(|(p, c)| (p.as_str(), Arc::new(c.clone())))
                 .collect()
+        }
+        fn refs<'a>(files: &'a [(&'a str, Arc<String>)]) -> Vec<(&'a str, &'a Arc<String>)> {
+            files.iter().map(|(p, c)| (*p, c)).collect()
         }
         let files: Vec<(String, String)> = vec![
             ("c/templates/b.yaml".into(), "kind: Service\nmetadata:\n  name: b\n---\nkind: Deployment\nmetadata:\n  name: b2\n".into()),
@@ -841,7 +928,7 @@ mod tests {
             .build()
             .expect("a test pool");
         for helm in [HelmVersion::V3, HelmVersion::V4] {
-            let after = show(sort_manifests(helm, &pairs(&files), None));
+            let after = show(sort_manifests(helm, &refs(&pairs(&files)), None));
             // Offered with the same text, with other text (a stale offer, which
             // must not be used), and not at all.
             let ahead = pool.install(|| {
@@ -859,14 +946,14 @@ mod tests {
             assert!(ahead.files.contains_key("c/templates/b.yaml"));
             assert!(!ahead.files.contains_key("c/templates/NOTES.txt"));
             assert_eq!(
-                show(sort_manifests(helm, &pairs(&files), Some(&ahead))),
+                show(sort_manifests(helm, &refs(&pairs(&files)), Some(&ahead))),
                 after
             );
             // The first bad document in path order is the error either way.
             let mut bad = files.clone();
             bad[0].1 = "kind: [\n".into();
             bad[1].1 = "kind: {\n".into();
-            let want = show(sort_manifests(helm, &pairs(&bad), None));
+            let want = show(sort_manifests(helm, &refs(&pairs(&bad)), None));
             assert!(
                 want.starts_with("error: YAML parse error on c/templates/a.yaml"),
                 "{want}"
@@ -878,7 +965,10 @@ mod tests {
                 }
                 ahead
             });
-            assert_eq!(show(sort_manifests(helm, &pairs(&bad), Some(&ahead))), want);
+            assert_eq!(
+                show(sort_manifests(helm, &refs(&pairs(&bad)), Some(&ahead))),
+                want
+            );
         }
     }
 
@@ -1226,5 +1316,25 @@ mod tests {
             Some("templates/x.yaml")
         );
         assert_eq!(source_path("a: 1"), None);
+    }
+
+    #[test]
+    fn shared_documents_are_the_split_documents_without_copies() {
+        let file = Arc::new("\n---\na: 1\n---\n\n---\nb: 2\n  \n--- # x\nc: 3\n".to_string());
+        for helm in [HelmVersion::V3, HelmVersion::V4] {
+            let shared = split_shared(helm, &file);
+            let copied = split_manifests(helm, &file);
+            assert_eq!(
+                shared.iter().map(|d| d.as_str()).collect::<Vec<_>>(),
+                copied.iter().map(String::as_str).collect::<Vec<_>>()
+            );
+            for d in &shared {
+                assert!(Arc::ptr_eq(&d.file, &file), "{d:?} was copied");
+            }
+        }
+        // A stretch of some other text is kept as a copy.
+        let elsewhere = DocText::within(&file, "a: 1");
+        assert!(!Arc::ptr_eq(&elsewhere.file, &file));
+        assert_eq!(elsewhere.as_str(), "a: 1");
     }
 }

@@ -471,7 +471,7 @@ fn documents(sorted: &Sorted, traces: &HashMap<String, TracedOutput>) -> Vec<Doc
             name: m.head.name.clone(),
             key_lines,
             key_origins,
-            content: m.content.clone(),
+            content: m.content.to_string(),
             hook: m.hook_events.clone(),
             index_in_file: m.index_in_file,
             body: OnceLock::new(),
@@ -959,17 +959,17 @@ fn render_logging(
     let root_notes = format!("{}/templates/NOTES.txt", root.name);
     let notes = traces.get(&root_notes).map(|t| String::clone(&t.text));
     // Sorting puts the files in path order, whatever order they come in.
-    let files: Vec<(&str, &str)> = traces
+    let files: Vec<(&str, &Arc<String>)> = traces
         .iter()
         .filter(|(k, _)| !k.ends_with("NOTES.txt"))
-        .map(|(k, t)| (k.as_str(), t.text.as_str()))
+        .map(|(k, t)| (k.as_str(), &t.text))
         .collect();
     let sorted = manifest::sort_manifests(helm, &files, Some(&ahead)).map_err(|e| {
         let mut err = ChartError::render(e);
         err.location = yaml_error_origin(helm, &err.message, &traces);
         // Helm hands the rendered files back for `--debug` to print. It walks a Go
         // map, so its order varies between runs; path order is one of them.
-        let mut files: Vec<&(&str, &str)> = files.iter().collect();
+        let mut files: Vec<&(&str, &Arc<String>)> = files.iter().collect();
         files.sort_by(|a, b| a.0.cmp(b.0));
         let mut blob = String::new();
         for (name, content) in files {
