@@ -14,7 +14,7 @@ impl Engine for NoEngine {
     fn include(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
         Err(FuncError::call("no engine"))
     }
-    fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
+    fn tpl(&mut self, _: &std::sync::Arc<str>, _: &Value) -> Result<String, FuncError> {
         Err(FuncError::call("no engine"))
     }
     fn current_template(&self) -> String {

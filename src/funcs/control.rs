@@ -14,6 +14,8 @@
 //! Helm 3 builds `required`'s error with `errors.Errorf` (so `%` in the message is a
 //! formatting verb); Helm 4 uses `errors.New`; hence two tables.
 
+use std::sync::Arc;
+
 use crate::template::{CallCtx, ErrorKind, FuncDef, FuncError, FuncResult, Ty, Value};
 
 /// Helm's `recursionMaxNums`: how deep one template name may be nested in `include`.
@@ -60,10 +62,16 @@ fn include(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
 }
 
 fn tpl(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
-    let text = args[0].as_str().unwrap_or("").to_string();
+    // A copy of a long text (tpl is often handed whole files) costs more than
+    // sharing the argument's own string.
+    let text: Arc<str> = match &args[0] {
+        Value::String(s) => Arc::clone(s),
+        _ => Arc::from(""),
+    };
     let data = args.get(1).cloned().unwrap_or_default();
     match ctx.engine.tpl(&text, &data) {
-        Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
+        Ok(out) if out.contains("<no value>") => Ok(Value::from(out.replace("<no value>", ""))),
+        Ok(out) => Ok(Value::from(out)),
         Err(FuncError::Nested { message, inner }) => {
             let quoted = crate::template::fmt::quote(&text);
             let message = if inner.kind == ErrorKind::Parse {

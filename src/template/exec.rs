@@ -1321,10 +1321,11 @@ impl Engine for State<'_> {
         }
     }
 
-    fn tpl(&mut self, text: &str, data: &Value) -> Result<String, FuncError> {
+    fn tpl(&mut self, text: &Arc<str>, data: &Value) -> Result<String, FuncError> {
         let mut clone = self.set.clone();
         let root = clone.name().to_string();
-        match clone.parse_tracking_root(&root, SourceFile::new(root.as_str(), text)) {
+        // The text is the argument's own string, shared rather than copied.
+        match clone.parse_tracking_root(&root, SourceFile::new(root.as_str(), Arc::clone(text))) {
             Err(e) => {
                 return Err(FuncError::Nested {
                     message: e.message.clone(),

@@ -290,7 +290,7 @@ pub trait Engine {
     /// failure the error is [`FuncError::Nested`]; the inner error's `kind` tells a
     /// parse error ([`ErrorKind::Parse`](super::ErrorKind::Parse)) from an execution
     /// error.
-    fn tpl(&mut self, text: &str, data: &Value) -> Result<String, FuncError>;
+    fn tpl(&mut self, text: &Arc<str>, data: &Value) -> Result<String, FuncError>;
 
     /// The name of the template being executed.
     fn current_template(&self) -> String;
@@ -317,7 +317,7 @@ impl Engine for NullEngine {
         )))
     }
 
-    fn tpl(&mut self, _: &str, _: &Value) -> Result<String, FuncError> {
+    fn tpl(&mut self, _: &Arc<str>, _: &Value) -> Result<String, FuncError> {
         Err(FuncError::call("tpl: not rendering"))
     }
 
