@@ -35,7 +35,7 @@ use super::ignore::Rules;
 use super::metadata::Metadata;
 use super::schema::SchemaFile;
 use super::yamlio;
-use crate::source::Vfs;
+use crate::source::{Bytes, Text, Vfs};
 use crate::template::{Map, Value};
 
 /// A file inside a chart, named relative to the chart root with `/` separators.
@@ -48,7 +48,7 @@ pub struct ChartFile {
 
 #[derive(Clone)]
 enum Content {
-    Loaded(Arc<[u8]>),
+    Loaded(Bytes),
     /// Read on first use; shared by every copy of the file.
     Deferred(Arc<Deferred>),
 }
@@ -60,11 +60,11 @@ struct Deferred {
     /// The name the load error gives (relative to the loaded chart's root, which
     /// for a subchart's file is not the name it is known by).
     shown: String,
-    data: OnceLock<Result<Arc<[u8]>, String>>,
+    data: OnceLock<Result<Bytes, String>>,
 }
 
 impl Deferred {
-    fn get(&self) -> &Result<Arc<[u8]>, String> {
+    fn get(&self) -> &Result<Bytes, String> {
         self.data.get_or_init(|| {
             self.vfs
                 .read(&self.path)
@@ -76,7 +76,7 @@ impl Deferred {
 
 impl ChartFile {
     /// A file with the given bytes, as they are (no byte-order mark is dropped).
-    pub fn new(name: impl Into<String>, data: impl Into<Arc<[u8]>>) -> ChartFile {
+    pub fn new(name: impl Into<String>, data: impl Into<Bytes>) -> ChartFile {
         ChartFile {
             name: name.into(),
             content: Content::Loaded(data.into()),
@@ -85,7 +85,7 @@ impl ChartFile {
 
     /// The content, or the error Helm's loader would have failed with had it been
     /// read at load (see the module docs).
-    pub fn read(&self) -> Result<&Arc<[u8]>, String> {
+    pub fn read(&self) -> Result<&Bytes, String> {
         match &self.content {
             Content::Loaded(data) => Ok(data),
             Content::Deferred(d) => d.get().as_ref().map_err(Clone::clone),
@@ -94,8 +94,8 @@ impl ChartFile {
 
     /// The content; empty for a file read on first use that could not be read, for
     /// callers that have no error to give (every file they see was read at load).
-    pub fn data(&self) -> &Arc<[u8]> {
-        static EMPTY: LazyLock<Arc<[u8]>> = LazyLock::new(|| Arc::from(&b""[..]));
+    pub fn data(&self) -> &Bytes {
+        static EMPTY: LazyLock<Bytes> = LazyLock::new(|| Bytes::from(&b""[..]));
         self.read().unwrap_or(&EMPTY)
     }
 
@@ -115,19 +115,10 @@ impl ChartFile {
     /// templates are often megabytes of CRDs, and a copy of them is fresh pages.
     ///
     /// [`SourceFile`]: crate::source::SourceFile
-    pub fn shared_text(&self) -> Arc<str> {
-        let data = self.data();
-        match std::str::from_utf8(data) {
-            Ok(_) => {
-                let raw = Arc::into_raw(Arc::clone(data)) as *const str;
-                // SAFETY: `str` has the layout of `[u8]`, so the allocation of an
-                // `Arc<[u8]>` is one an `Arc<str>` may share and free, and the bytes
-                // were just checked to be UTF-8. They stay UTF-8: while both views
-                // exist the count is at least two, and an `Arc` hands out mutable
-                // access (`get_mut`, `make_mut` in place) only when it is one.
-                unsafe { Arc::from_raw(raw) }
-            }
-            Err(_) => Arc::from(crate::template::gostr::from_slice(data).as_ref()),
+    pub fn shared_text(&self) -> Text {
+        match Text::from_utf8(self.data().clone()) {
+            Ok(text) => text,
+            Err(data) => Text::from(crate::template::gostr::from_slice(&data).as_ref()),
         }
     }
 }
@@ -189,12 +180,12 @@ impl Chart {
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// A file's bytes without a leading UTF-8 byte-order mark (Helm drops it); copied
-/// only when there is one.
-fn strip_bom(data: Arc<[u8]>) -> Arc<[u8]> {
-    match data.strip_prefix(UTF8_BOM) {
-        Some(rest) => Arc::from(rest),
-        None => data,
+/// A file's bytes without a leading UTF-8 byte-order mark (Helm drops it).
+fn strip_bom(data: Bytes) -> Bytes {
+    if data.starts_with(UTF8_BOM) {
+        data.slice_from(UTF8_BOM.len())
+    } else {
+        data
     }
 }
 
@@ -329,7 +320,7 @@ struct Walk<'a> {
     vfs: &'a Vfs,
     rules: &'a Rules,
     /// The top `.helmignore`, already read for its rules.
-    ignore_data: Option<Arc<[u8]>>,
+    ignore_data: Option<Bytes>,
     /// The bytes of templates read so far, until the pool is asked to start
     /// (`None` inside: it was; `None` outside: it will not be).
     templates_read: Option<std::cell::Cell<Option<usize>>>,
@@ -620,7 +611,7 @@ pub fn archive_files(data: &[u8]) -> Result<Vec<ChartFile>, String> {
         let data = crate::source::read_to_shared(&mut entry, size).map_err(|e| e.to_string())?;
         files.push(ChartFile {
             name: n,
-            content: Content::Loaded(strip_bom(data)),
+            content: Content::Loaded(strip_bom(Bytes::from(data))),
         });
     }
     if files.is_empty() {

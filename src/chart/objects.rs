@@ -33,7 +33,7 @@ impl Files {
 
     pub fn get_bytes(&self, name: &str) -> Result<Arc<[u8]>, String> {
         match self.files.get(name) {
-            Some(f) => f.read().cloned(),
+            Some(f) => f.read().map(crate::source::Bytes::to_arc),
             None => Ok(Arc::from(&b""[..])),
         }
     }
@@ -94,7 +94,7 @@ impl Files {
     fn as_map(&self) -> Map {
         let m = Map::with_type(MapType::Named("engine.files"));
         for (k, v) in &self.files {
-            m.insert(k.clone(), Value::Bytes(v.data().clone()));
+            m.insert(k.clone(), Value::Bytes(v.data().to_arc()));
         }
         m
     }

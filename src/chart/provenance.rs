@@ -186,7 +186,7 @@ impl TracedOutput {
 /// cache lives, whatever outlives what.
 #[derive(Default)]
 pub struct LineCache {
-    files: FastMap<usize, (Arc<str>, LineIndex)>,
+    files: FastMap<usize, (crate::source::Text, LineIndex)>,
 }
 
 impl LineCache {

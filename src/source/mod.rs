@@ -7,10 +7,12 @@
 //! repository does not hold (for example an environment's secrets file). Nothing in
 //! stackproof writes through a `Vfs`: inputs are read-only by construction.
 
+mod bytes;
 mod memo;
 mod programs;
 mod vfs;
 
+pub use bytes::{Bytes, Text};
 pub use memo::{expect_repeats, repeats_expected, Memo};
 pub use programs::{is_executable, search_path};
 
@@ -75,57 +77,59 @@ impl From<Span> for miette::SourceSpan {
 /// One named text: the name is what users see in messages (a path relative to where
 /// they ran the command, or a template name such as `mychart/templates/x.yaml`).
 #[derive(Clone)]
-pub struct SourceFile {
+pub struct SourceFile(Arc<Source>);
+
+/// One pointer's worth in every span-carrying error and tree.
+struct Source {
     name: Arc<str>,
-    text: Arc<str>,
+    text: Text,
 }
 
 impl SourceFile {
-    pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> SourceFile {
-        SourceFile {
+    pub fn new(name: impl Into<Arc<str>>, text: impl Into<Text>) -> SourceFile {
+        SourceFile(Arc::new(Source {
             name: name.into(),
             text: text.into(),
-        }
+        }))
     }
 
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 
     pub fn text(&self) -> &str {
-        &self.text
+        &self.0.text
     }
 
-    pub fn shared_text(&self) -> Arc<str> {
-        self.text.clone()
+    pub fn shared_text(&self) -> Text {
+        self.0.text.clone()
     }
 
     /// 1-based line and 1-based column (in bytes) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        line_col(&self.text, offset)
+        line_col(self.text(), offset)
     }
 
     /// The full line containing `offset`, without its newline.
     pub fn line_text(&self, offset: usize) -> &str {
-        let offset = offset.min(self.text.len());
-        let start = self.text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let end = self.text[offset..]
-            .find('\n')
-            .map_or(self.text.len(), |i| offset + i);
-        &self.text[start..end]
+        let text = self.text();
+        let offset = offset.min(text.len());
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        &text[start..end]
     }
 
     /// A miette source that carries this file's name.
     pub fn to_named_source(&self) -> miette::NamedSource<String> {
-        miette::NamedSource::new(&*self.name, self.text.to_string())
+        miette::NamedSource::new(self.name(), self.text().to_string())
     }
 }
 
 impl fmt::Debug for SourceFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SourceFile")
-            .field("name", &self.name)
-            .field("len", &self.text.len())
+            .field("name", &self.name())
+            .field("len", &self.text().len())
             .finish()
     }
 }

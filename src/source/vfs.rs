@@ -6,13 +6,16 @@
 //! *overlay* files over the untouched tree, so the checked tree is never written to.
 //! Overlay paths shadow real ones; directory listings include overlay entries.
 //!
-//! Reads land in the shared buffer callers keep (no second copy), and
+//! Reads land in the shared buffer callers keep (no second copy; large files are
+//! mapped rather than read, see `source::bytes`), and
 //! [`Vfs::may_read`] tells a caller that postpones a read whether it would fail.
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+
+use super::Bytes;
 
 #[derive(Debug, thiserror::Error)]
 pub enum VfsError {
@@ -87,9 +90,9 @@ impl Vfs {
         self.overlays.get(&normalize(&absolute(path)))
     }
 
-    pub fn read(&self, path: &Path) -> Result<Arc<[u8]>, VfsError> {
+    pub fn read(&self, path: &Path) -> Result<Bytes, VfsError> {
         if let Some(b) = self.overlay_for(path) {
-            return Ok(b.clone());
+            return Ok(Bytes::from(b.clone()));
         }
         match read_shared(path) {
             Ok(b) => Ok(b),
@@ -261,10 +264,22 @@ pub struct DirEntry {
 /// would allocate and copy once more, and on large charts (megabytes of CRDs) the
 /// fresh pages of that copy cost more than the copying. Like `std::fs::read`, the
 /// file's size is only a hint: reading goes on to the end of the file.
-fn read_shared(path: &Path) -> std::io::Result<Arc<[u8]>> {
+///
+/// A regular file of [`MAP_AT_LEAST`](super::bytes::MAP_AT_LEAST) bytes or more is
+/// mapped instead (see `source::bytes`).
+fn read_shared(path: &Path) -> std::io::Result<Bytes> {
     let file = std::fs::File::open(path)?;
-    let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-    read_to_shared(file, size)
+    let meta = file.metadata().ok();
+    let size = meta.as_ref().map_or(0, |m| m.len());
+    if size >= super::bytes::MAP_AT_LEAST && meta.is_some_and(|m| m.is_file()) {
+        if let Some(mapped) = usize::try_from(size)
+            .ok()
+            .and_then(|len| Bytes::map(&file, len))
+        {
+            return Ok(mapped);
+        }
+    }
+    read_to_shared(file, size).map(Bytes::from)
 }
 
 /// Reads `r` to its end into one shared buffer, sized by `size_hint` (exact for a

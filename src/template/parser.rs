@@ -130,7 +130,7 @@ pub fn parse(
     level: LanguageLevel,
     has_func: &dyn Fn(&str) -> bool,
 ) -> Result<Parsed, Box<Error>> {
-    let text: Arc<str> = source.shared_text();
+    let text = source.shared_text();
     let text_ref: &str = &text;
     let mut lex = Lexer::new(text_ref, left_delim, right_delim);
     lex.break_ok = !has_func("break");

@@ -181,7 +181,7 @@ impl Regexes {
 /// do it while the chart is still loading (see `preparse`); rendering the same
 /// loaded chart again (a matrix, a Helmfile stack) does not repeat it.
 pub struct SchemaFile {
-    bytes: Arc<[u8]>,
+    bytes: crate::source::Bytes,
     /// The document, when it is one JSON value and nothing else (what it almost
     /// always is): both versions start from this then.
     json: OnceLock<Option<Arc<J>>>,
@@ -207,16 +207,16 @@ fn version_slot(helm: HelmVersion) -> usize {
 }
 
 impl SchemaFile {
-    pub fn new(bytes: Arc<[u8]>) -> SchemaFile {
+    pub fn new(bytes: impl Into<crate::source::Bytes>) -> SchemaFile {
         SchemaFile {
-            bytes,
+            bytes: bytes.into(),
             json: OnceLock::new(),
             compiled: [OnceLock::new(), OnceLock::new()],
             remote: OnceLock::new(),
         }
     }
 
-    pub fn bytes(&self) -> &Arc<[u8]> {
+    pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
 
