@@ -37,10 +37,10 @@ pub fn unwrap_helm_warning(text: &str) -> Option<&str> {
 }
 
 fn include(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
-    let name = args[0].as_str().unwrap_or("").to_string();
+    let name = args[0].as_str().unwrap_or("");
     let data = args.get(1).cloned().unwrap_or_default();
     if let Some(counts) = ctx.engine.counters() {
-        match counts.get_mut(&name) {
+        match counts.get_mut(name) {
             Some(v) => {
                 if *v > INCLUDE_MAX_DEPTH {
                     return Err(FuncError::call(format!(
@@ -50,12 +50,12 @@ fn include(ctx: &mut CallCtx<'_>, args: &[Value]) -> FuncResult {
                 *v += 1;
             }
             None => {
-                counts.insert(name.clone(), 1);
+                counts.insert(name.to_string(), 1);
             }
         }
     }
-    let r = ctx.engine.include(&name, &data);
-    if let Some(v) = ctx.engine.counters().and_then(|c| c.get_mut(&name)) {
+    let r = ctx.engine.include(name, &data);
+    if let Some(v) = ctx.engine.counters().and_then(|c| c.get_mut(name)) {
         *v = v.saturating_sub(1);
     }
     r.map(Value::from)

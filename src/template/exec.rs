@@ -12,7 +12,6 @@
 //! Go's own depth limits are reached, with Go's errors, instead of a stack overflow.
 
 use crate::source::SourceFile;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -197,7 +196,7 @@ type WResult = Result<(), Flow>;
 /// including executions inside `include` and `tpl`.
 #[derive(Default)]
 pub(crate) struct Shared {
-    pub counters: HashMap<String, usize>,
+    pub counters: crate::source::FastMap<String, usize>,
 }
 
 /// Where a piece of output came from: the text or action node (or `{{template}}`
@@ -1292,7 +1291,8 @@ impl Engine for State<'_> {
             });
         };
         let dot = Val::plain(data.clone());
-        let saved_vars = std::mem::replace(&mut self.vars, vec![(Arc::from("$"), dot.clone())]);
+        let saved_vars =
+            std::mem::replace(&mut self.vars, vec![(self.dollar.clone(), dot.clone())]);
         let saved_name = std::mem::replace(&mut self.tmpl_name, def.name.clone());
         let saved_tree = std::mem::replace(&mut self.tree, &def.tree);
         let saved_depth = std::mem::replace(&mut self.depth, 0);
@@ -1356,7 +1356,7 @@ impl Engine for State<'_> {
         self.tmpl_name.to_string()
     }
 
-    fn counters(&mut self) -> Option<&mut HashMap<String, usize>> {
+    fn counters(&mut self) -> Option<&mut crate::source::FastMap<String, usize>> {
         Some(&mut self.shared.counters)
     }
 }

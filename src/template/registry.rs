@@ -13,7 +13,7 @@
 //! and clock functions, Helmfile's file and environment functions) are declared with
 //! [`FuncImpl::Ctx`] and receive a [`CallCtx`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use crate::source::FastMap;
 use std::path::PathBuf;
@@ -298,7 +298,7 @@ pub trait Engine {
     /// Counters that live as long as the outermost execution (shared with `include`
     /// and `tpl` executions inside it), for host recursion limits such as Helm's
     /// per-name `include` depth. `None` from engines that keep none (test stubs).
-    fn counters(&mut self) -> Option<&mut HashMap<String, usize>> {
+    fn counters(&mut self) -> Option<&mut FastMap<String, usize>> {
         None
     }
 }
@@ -307,7 +307,7 @@ pub trait Engine {
 /// (unit tests, host code): `include` and `tpl` fail, counters work.
 #[derive(Default, Debug)]
 pub struct NullEngine {
-    counters: HashMap<String, usize>,
+    counters: FastMap<String, usize>,
 }
 
 impl Engine for NullEngine {
@@ -325,7 +325,7 @@ impl Engine for NullEngine {
         String::new()
     }
 
-    fn counters(&mut self) -> Option<&mut HashMap<String, usize>> {
+    fn counters(&mut self) -> Option<&mut FastMap<String, usize>> {
         Some(&mut self.counters)
     }
 }
