@@ -6,8 +6,8 @@
 //! the end of the run, though, a stack's charts are all its chart files and
 //! parsed templates at once, and every chart that renders later takes fresh memory
 //! (which the kernel must zero) rather than reusing what the earlier ones freed.
-//! NVCF's default cell: 18 huge pages per run kept, 11.6 forgotten; 74.1 -> 61.1
-//! ms median wall, quick builds, `scripts/ab.py nvcf 30`.
+//! NVCF's default cell, quick builds, `scripts/ab.py nvcf 30` in both orders: 73.0
+//! -> 60.6 and 65.9 -> 60.1 ms median wall, huge-page faults 17.9 -> 11.4 per run.
 //!
 //! So each release takes a lease on its chart's directory once its state has
 //! loaded, before any of that state's renders start, and returns it when its

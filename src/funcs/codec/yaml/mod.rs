@@ -428,7 +428,7 @@ fn go_to_value(
 /// Decoded texts, remembered only where a process renders the same inputs again
 /// (a matrix's cells, the two sides of a diff: see [`Memo::for_repeats`]). In a
 /// single render the keys (a copy of every text) and the copies handed out cost
-/// more than the rare repeat saves: corpus median per-case ratio 0.977 with the
+/// more than the rare repeat saves: corpus median per-case ratio 0.966 with the
 /// table off, NVCF's default cell one huge page fewer per run.
 static DECODED: Memo<(String, DecodeOptions), Result<Value, YamlError>> = Memo::for_repeats(4096);
 
