@@ -15,7 +15,7 @@ use super::lease::{Lease, Leases};
 use super::list::{format_json, format_labels, format_table, ListedRelease};
 use super::load::{HelmState, LoadOpts, Loader};
 use super::model::{ReleaseRender, StackRender, StateRender, WrittenFile};
-use super::output::{template_release, TemplatedRelease};
+use super::output::{resolve_chart, template_release, TemplatedRelease};
 use super::paths;
 use super::release::{apply_overrides, condition_enabled, execute_templates};
 use super::selector::{selector_labels, LabelFilter};
@@ -288,6 +288,13 @@ impl Rendered {
         }
     }
 }
+
+/// A release's chart as resolved before its render, and the lease that keeps it
+/// prepared until the render ends.
+type Resolved = (
+    std::result::Result<super::charts::ResolvedChart, super::charts::ChartSourceError>,
+    Option<Lease>,
+);
 
 /// The indexes of the marked releases.
 fn marked(marks: &[bool]) -> Vec<usize> {
@@ -1156,35 +1163,35 @@ impl<'a> Runner<'a> {
         let st = Arc::new(st);
         let releases = Arc::new(self.out.states[index].releases.clone());
         // Every release of the state holds its chart before the first one renders.
-        let mut leases: Vec<Option<Lease>> = pending.order[..reachable]
+        let charts: Vec<Resolved> = pending.order[..reachable]
             .iter()
-            .map(|&i| self.lease(&st, i))
+            .map(|&i| self.resolve_and_lease(&st, i))
             .collect();
+        let work = pending.order[..reachable]
+            .iter()
+            .copied()
+            .zip(charts)
+            .enumerate();
         if self.input.render.allow_exec {
             // A later state may run programs, which must not happen when an earlier
             // state fails: this state is finished before the next one loads.
             let (st, releases) = (&*st, &*releases);
-            pending.order[..reachable]
-                .iter()
-                .enumerate()
-                .par_bridge()
-                .for_each(|(k, &i)| {
-                    rendered.render(k, || template_release(input, st, i, &releases[i]));
-                });
-            drop(leases);
+            work.par_bridge().for_each(|(k, (i, (chart, lease)))| {
+                rendered.render(k, || template_release(input, st, i, &releases[i], chart));
+                drop(lease);
+            });
             self.apply(pending)?;
         } else {
             // The pool takes spawned work first in, first out, so a state's
             // releases start in order and before any later state's.
-            for (k, &i) in pending.order[..reachable].iter().enumerate() {
+            for (k, (i, (chart, lease))) in work {
                 let (st, releases, rendered) = (
                     Arc::clone(&st),
                     Arc::clone(&releases),
                     Arc::clone(&rendered),
                 );
-                let lease = leases[k].take();
                 scope.spawn(move |_| {
-                    rendered.render(k, || template_release(input, &st, i, &releases[i]));
+                    rendered.render(k, || template_release(input, &st, i, &releases[i], chart));
                     drop(lease);
                 });
             }
@@ -1193,21 +1200,12 @@ impl<'a> Runner<'a> {
         Ok(true)
     }
 
-    /// A lease on the chart release `i` of `st` renders, if it resolves to one.
-    fn lease(&self, st: &HelmState, i: usize) -> Option<Lease> {
-        let r = &st.spec.releases[i];
-        let resolved = self
-            .input
-            .chart_sources
-            .resolve(
-                &self.input.render.vfs,
-                &r.name,
-                &r.chart,
-                &st.cwd,
-                &r.version,
-            )
-            .ok()?;
-        Some(self.leases.take(resolved.dir))
+    /// The chart release `i` of `st` renders, resolved once here (it reads the
+    /// chart's `Chart.yaml`), and a lease on it when it resolves.
+    fn resolve_and_lease(&self, st: &HelmState, i: usize) -> Resolved {
+        let chart = resolve_chart(self.input, st, i);
+        let lease = chart.as_ref().ok().map(|c| self.leases.take(c.dir.clone()));
+        (chart, lease)
     }
 
     /// Adds one state's `template` results to the output, in release order, and

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::app::StackInput;
+use super::charts::{ChartSourceError, ResolvedChart};
 use super::env::EnvObject;
 use super::error::{ErrorKind, HelmfileError, Result};
 use super::load::{template_error, HelmState};
@@ -583,33 +584,42 @@ pub fn output_dir(
     )
 }
 
+/// Where release `index` of `st` takes its chart from, offline.
+pub(crate) fn resolve_chart(
+    input: &StackInput,
+    st: &HelmState,
+    index: usize,
+) -> std::result::Result<ResolvedChart, ChartSourceError> {
+    let r = &st.spec.releases[index];
+    input
+        .chart_sources
+        .resolve(&input.render.vfs, &r.name, &r.chart, &st.cwd, &r.version)
+}
+
 /// `helm template` for one release (`TemplateReleases` + `flagsForTemplate`): the
-/// chart resolved offline, the generated values files and `--set` arguments.
-/// Pure (it only reads the stack), so the releases of a state can render in
-/// parallel.
+/// chart as [`resolve_chart`] found it offline, the generated values files and
+/// `--set` arguments. Pure (it only reads the stack), so the releases of a state
+/// can render in parallel.
 pub(crate) fn template_release(
     input: &StackInput,
     st: &HelmState,
     index: usize,
     rr: &ReleaseRender,
+    resolved: std::result::Result<ResolvedChart, ChartSourceError>,
 ) -> TemplatedRelease {
     let r = &st.spec.releases[index];
-    let resolved =
-        match input
-            .chart_sources
-            .resolve(&input.render.vfs, &r.name, &r.chart, &st.cwd, &r.version)
-        {
-            Ok(x) => x,
-            Err(e) => {
-                return TemplatedRelease {
-                    stdout: Err(HelmfileError::new(ErrorKind::Chart, e.to_string()).at_release(r)),
-                    more_errors: Vec::new(),
-                    files: None,
-                    chart_source: None,
-                    note: None,
-                }
+    let resolved = match resolved {
+        Ok(x) => x,
+        Err(e) => {
+            return TemplatedRelease {
+                stdout: Err(HelmfileError::new(ErrorKind::Chart, e.to_string()).at_release(r)),
+                more_errors: Vec::new(),
+                files: None,
+                chart_source: None,
+                note: None,
             }
-        };
+        }
+    };
     let note = resolved.stamped_version.as_ref().map(|v| {
         format!(
             "release {:?}: chart {:?} from {} renders with version {v} (the source has {})",

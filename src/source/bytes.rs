@@ -92,12 +92,6 @@ impl From<&[u8]> for Bytes {
     }
 }
 
-impl<const N: usize> From<&[u8; N]> for Bytes {
-    fn from(v: &[u8; N]) -> Bytes {
-        Bytes::from(&v[..])
-    }
-}
-
 impl From<&str> for Bytes {
     fn from(v: &str) -> Bytes {
         Bytes::from(v.as_bytes())
@@ -155,12 +149,6 @@ impl From<&str> for Text {
 impl From<String> for Text {
     fn from(s: String) -> Text {
         Text(Bytes::from(s.into_bytes()))
-    }
-}
-
-impl From<&String> for Text {
-    fn from(s: &String) -> Text {
-        Text::from(s.as_str())
     }
 }
 
@@ -250,7 +238,7 @@ impl Drop for Mapping {
 /// code 2 (the code of bad input), instead of a crash on `SIGBUS`. Installed once,
 /// when the first file is mapped.
 #[cfg(unix)]
-pub fn on_truncated_file() {
+fn on_truncated_file() {
     static INSTALLED: Once = Once::new();
     INSTALLED.call_once(|| {
         extern "C" fn handler(_: libc::c_int) {
@@ -274,7 +262,7 @@ pub fn on_truncated_file() {
 }
 
 #[cfg(not(unix))]
-pub fn on_truncated_file() {}
+fn on_truncated_file() {}
 
 #[cfg(test)]
 mod tests {

@@ -262,15 +262,14 @@ pub struct DirEntry {
 
 /// Reads a file straight into the shared buffer callers keep: `Arc::from(Vec)`
 /// would allocate and copy once more, and on large charts (megabytes of CRDs) the
-/// fresh pages of that copy cost more than the copying. Like `std::fs::read`, the
-/// file's size is only a hint: reading goes on to the end of the file.
+/// fresh pages of that copy cost more than the copying.
 ///
 /// A regular file of [`MAP_AT_LEAST`](super::bytes::MAP_AT_LEAST) bytes or more is
-/// mapped instead (see `source::bytes`).
-///
-/// A regular file whose size is known is read to that size, without the extra
-/// `read` that finds its end: a chart reads dozens of files, and every system call
-/// counts at these sizes (a file that grows while it is read is read as it was).
+/// mapped instead (see `source::bytes`). A smaller regular file is read to the size
+/// `fstat` gave, without the extra `read` that finds its end: a chart reads dozens
+/// of files, and every system call counts at these sizes (a file that grows while
+/// it is read is read as it was). Anything else (a file reporting size 0, such as
+/// those under `/proc`, or a pipe) is read to its end, as `std::fs::read` does.
 fn read_shared(path: &Path) -> std::io::Result<Bytes> {
     let file = open_read_only(path)?;
     let meta = file.metadata().ok();

@@ -484,32 +484,22 @@ impl Stream {
 /// hashing was a millisecond of the run's first, single-threaded stage (NVCF:
 /// 234 texts, 1 MB); few of those templates draw anything.
 #[derive(Debug)]
-struct Rng {
-    stream: Option<Stream>,
-    pending: Option<(Seed, Vec<Box<[u8]>>)>,
+enum Rng {
+    Ready(Stream),
+    Deferred(Seed, Vec<Box<[u8]>>),
 }
 
 impl Rng {
-    fn ready(seed: Seed) -> Rng {
-        Rng {
-            stream: Some(Stream::new(seed)),
-            pending: None,
-        }
-    }
-
     fn stream(&mut self) -> &mut Stream {
-        let pending = &mut self.pending;
-        self.stream.get_or_insert_with(|| {
-            let seed = match pending.take() {
-                Some((base, parts)) => {
-                    let parts: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
-                    base.derive(&parts)
-                }
-                // Every `Rng` is made with one of the two.
-                None => Seed::Fixed(0),
-            };
-            Stream::new(seed)
-        })
+        if let Rng::Deferred(base, parts) = self {
+            let parts: Vec<&[u8]> = parts.iter().map(|p| &p[..]).collect();
+            *self = Rng::Ready(Stream::new(base.derive(&parts)));
+        }
+        match self {
+            Rng::Ready(stream) => stream,
+            // Made ready just above.
+            Rng::Deferred(..) => unreachable!("a deferred stream is derived on first use"),
+        }
     }
 }
 
@@ -570,20 +560,14 @@ impl Host {
 
     /// A host drawing from `seed` whose `now` is `clock`.
     pub fn with(seed: Seed, clock: Clock) -> Host {
-        Host::with_rng(Rng::ready(seed), clock)
+        Host::with_rng(Rng::Ready(Stream::new(seed)), clock)
     }
 
     /// [`Host::with`] the seed `base.derive(parts)`, derived only when a template
     /// first draws on the stream.
     pub fn with_derived(base: Seed, parts: &[&[u8]], clock: Clock) -> Host {
         let parts = parts.iter().map(|p| Box::from(*p)).collect();
-        Host::with_rng(
-            Rng {
-                stream: None,
-                pending: Some((base, parts)),
-            },
-            clock,
-        )
+        Host::with_rng(Rng::Deferred(base, parts), clock)
     }
 
     fn with_rng(rng: Rng, clock: Clock) -> Host {

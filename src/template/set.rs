@@ -250,7 +250,7 @@ impl TemplateSet {
 /// buffer reserved for it, kept alive with the chart's other outputs, would pin
 /// fresh memory (a large block's first page is touched even when empty) that
 /// the next file's buffer could have reused.
-pub(crate) fn fit(mut out: String) -> String {
+fn fit(mut out: String) -> String {
     const SLACK: usize = 64 << 10;
     if out.capacity() - out.len() > SLACK.max(out.len()) {
         out.shrink_to_fit();

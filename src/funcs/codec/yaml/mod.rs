@@ -432,12 +432,16 @@ fn go_to_value(
 /// table off, NVCF's default cell one huge page fewer per run.
 static DECODED: Memo<(String, DecodeOptions), Result<Value, YamlError>> = Memo::for_repeats(4096);
 
-/// Texts shorter than this are decoded every time.
-const MEMO_MIN_LEN: usize = 256;
+/// Whether `text` goes through [`DECODED`]: texts this short are decoded every
+/// time, as is everything when the table is not remembering.
+fn remembered(text: &str) -> bool {
+    const MEMO_MIN_LEN: usize = 256;
+    text.len() >= MEMO_MIN_LEN && DECODED.active()
+}
 
 /// Decodes the first document of `text` as the selected program does.
 pub fn decode(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
-    if text.len() < MEMO_MIN_LEN || !DECODED.active() {
+    if !remembered(text) {
         return decode_uncached(text, opts);
     }
     // The table keeps a private copy (maps are shared, mutable storage), and each
@@ -451,7 +455,7 @@ pub fn decode(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
 /// A stack hands the same values files to many releases, and a matrix renders the
 /// same documents in many cells: there larger texts are decoded once per process.
 pub fn decode_shared(text: &str, opts: &DecodeOptions) -> Result<Value, YamlError> {
-    if text.len() < MEMO_MIN_LEN || !DECODED.active() {
+    if !remembered(text) {
         return decode_uncached(text, opts);
     }
     let key = (text.to_string(), *opts);
