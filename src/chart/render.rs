@@ -386,7 +386,7 @@ fn template_set(
     for (t, p) in tpls.iter().zip(parsed) {
         match p {
             Ok(p) => {
-                set.add_parsed(&t.name, p);
+                set.add_parsed(&t.name, &p);
             }
             Err(e) => {
                 let mut err = ChartError::render(errors::parse_error(&t.name, &e));

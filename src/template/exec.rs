@@ -1322,20 +1322,21 @@ impl Engine for State<'_> {
     }
 
     fn tpl(&mut self, text: &Arc<str>, data: &Value) -> Result<String, FuncError> {
-        let mut clone = self.set.clone();
-        let root = clone.name().to_string();
-        // The text is the argument's own string, shared rather than copied.
-        match clone.parse_tracking_root(&root, SourceFile::new(root.as_str(), Arc::clone(text))) {
+        let parsed = match self.set.parse_tpl(text) {
+            Ok(p) => p,
             Err(e) => {
                 return Err(FuncError::Nested {
                     message: e.message.clone(),
                     inner: Box::new(e),
                 })
             }
-            // An empty body executes as nothing, even though the set keeps the
-            // older, non-empty template of that name.
-            Ok(true) => return Ok(String::new()),
-            Ok(false) => {}
+        };
+        let mut clone = self.set.clone();
+        let root = clone.name().to_string();
+        // An empty body executes as nothing, even though the set keeps the older,
+        // non-empty template of that name.
+        if clone.add_parsed(&root, &parsed) {
+            return Ok(String::new());
         }
         // The text is most of what it prints (see `TemplateSet::output_guess`).
         let mut out = String::with_capacity(text.len());

@@ -6,7 +6,7 @@
 //! define without adding to the original. Cloning is cheap: templates share their
 //! parsed trees.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::ast::{Kids, Node, NodeId, Tree};
 use super::error::{Error, ErrorKind};
@@ -32,7 +32,14 @@ pub struct TemplateSet {
     templates: FastMap<Arc<str>, TemplateDef>,
     registry: Arc<Registry>,
     options: Options,
+    /// What `tpl` parsed, by text. A chart's helpers often `tpl` every string of
+    /// its values once per file (nats' `tplYaml`), so the same few texts are parsed
+    /// hundreds of times. A parse reads only the set's options and functions, which
+    /// clones share, so the clones `tpl` makes share this table too.
+    tpl_parses: TplParses,
 }
+
+type TplParses = Arc<Mutex<FastMap<Arc<str>, Arc<parser::Parsed>>>>;
 
 fn empty_tree() -> &'static Tree {
     static EMPTY: OnceLock<Tree> = OnceLock::new();
@@ -63,6 +70,7 @@ impl TemplateSet {
             templates: FastMap::default(),
             registry,
             options,
+            tpl_parses: TplParses::default(),
         }
     }
 
@@ -75,6 +83,8 @@ impl TemplateSet {
     }
 
     pub fn options_mut(&mut self) -> &mut Options {
+        // Texts parsed under the old options may read differently under new ones.
+        self.tpl_parses = TplParses::default();
         &mut self.options
     }
 
@@ -114,7 +124,7 @@ impl TemplateSet {
     /// parsed must therefore not fall back to the older definition.
     pub fn parse_tracking_root(&mut self, name: &str, source: SourceFile) -> Result<bool, Error> {
         let parsed = self.parse_detached(name, source)?;
-        Ok(self.add_parsed(name, parsed))
+        Ok(self.add_parsed(name, &parsed))
     }
 
     /// The parsing half of [`TemplateSet::parse_tracking_root`]: it reads only the
@@ -134,11 +144,29 @@ impl TemplateSet {
         .map_err(|e| *e)
     }
 
+    /// [`TemplateSet::parse_detached`] of a `tpl` text under the set's own name,
+    /// parsed once per text for this set and every clone of it.
+    pub(crate) fn parse_tpl(&self, text: &Arc<str>) -> Result<Arc<parser::Parsed>, Error> {
+        let table = || {
+            self.tpl_parses
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some(p) = table().get(&**text) {
+            return Ok(Arc::clone(p));
+        }
+        // The text is the argument's own string, shared rather than copied.
+        let source = SourceFile::new(&*self.name, Arc::clone(text));
+        let parsed = Arc::new(self.parse_detached(&self.name, source)?);
+        table().insert(Arc::clone(text), Arc::clone(&parsed));
+        Ok(parsed)
+    }
+
     /// Adds what [`TemplateSet::parse_detached`] parsed for `name`; true when the
     /// text's own body was empty.
-    pub fn add_parsed(&mut self, name: &str, parsed: parser::Parsed) -> bool {
+    pub fn add_parsed(&mut self, name: &str, parsed: &parser::Parsed) -> bool {
         let mut root_empty = true;
-        for (tname, root) in parsed.templates {
+        for (tname, root) in parsed.templates.iter().cloned() {
             let empty = parsed.tree.is_empty_tree(root);
             if *tname == *name {
                 root_empty = empty;
@@ -256,4 +284,40 @@ fn fit(mut out: String) -> String {
         out.shrink_to_fit();
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(p: &parser::Parsed) -> Vec<String> {
+        p.templates.iter().map(|(n, _)| n.to_string()).collect()
+    }
+
+    #[test]
+    fn tpl_parses_are_shared_by_clones_and_dropped_with_the_options() {
+        let mut set = TemplateSet::new("gotpl", Arc::new(Registry::new()), Options::default());
+        let text: Arc<str> = Arc::from(r#"{{ define "d" }}x{{ end }}[[ .a ]]{{ .b }}"#);
+        let first = set.parse_tpl(&text).expect("parses");
+        assert_eq!(texts(&first), ["d", "gotpl"]);
+        // A clone (what `tpl` itself runs in) finds the same parse.
+        let again = set.clone().parse_tpl(&text).expect("parses");
+        assert!(Arc::ptr_eq(&first, &again));
+        // Under other delimiters the same text holds other actions: `{{ define` is
+        // now plain text, so the only template is the body.
+        set.options_mut().left_delim = "[[".to_string();
+        set.options_mut().right_delim = "]]".to_string();
+        let other = set.parse_tpl(&text).expect("parses");
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert_eq!(texts(&other), ["gotpl"]);
+    }
+
+    #[test]
+    fn a_failed_tpl_parse_is_not_remembered() {
+        let set = TemplateSet::new("gotpl", Arc::new(Registry::new()), Options::default());
+        let text: Arc<str> = Arc::from("{{ if }}");
+        let e = set.parse_tpl(&text).expect_err("an empty if is an error");
+        assert!(e.message.contains("missing value for if"), "{}", e.message);
+        assert!(set.tpl_parses.lock().map(|m| m.is_empty()).unwrap_or(false));
+    }
 }
