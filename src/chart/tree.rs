@@ -257,9 +257,18 @@ fn process_import_values(ver: HelmVersion, c: &mut Node, w: &mut Warnings) -> Re
         r.import_values = out;
     }
     c.metadata.dependencies = Some(reqs);
-    let merged = cvals.deep_copy();
-    coalesce_tables(ver, &merged, &b, "", true, w);
-    c.values = merged;
+    // Helm copies the values before merging the imports into them, so that maps
+    // the coalescing left shared (a parent's globals inside a subchart's) are not
+    // changed in two places. With nothing imported the merge changes nothing, and
+    // every later reader copies these values before changing them: prometheus'
+    // default case spent a twentieth of its run on that copy.
+    c.values = if b.is_empty() {
+        cvals
+    } else {
+        let merged = cvals.deep_copy();
+        coalesce_tables(ver, &merged, &b, "", true, w);
+        merged
+    };
     Ok(())
 }
 
