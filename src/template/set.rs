@@ -158,7 +158,13 @@ impl TemplateSet {
         // The text is the argument's own string, shared rather than copied.
         let source = SourceFile::new(&*self.name, Arc::clone(text));
         let parsed = Arc::new(self.parse_detached(&self.name, source)?);
-        table().insert(Arc::clone(text), Arc::clone(&parsed));
+        // A set that lives through a long matrix sees new texts in every cell; past
+        // this many it parses them afresh rather than growing without bound.
+        const MAX_REMEMBERED: usize = 4096;
+        let mut t = table();
+        if t.len() < MAX_REMEMBERED {
+            t.insert(Arc::clone(text), Arc::clone(&parsed));
+        }
         Ok(parsed)
     }
 
