@@ -123,6 +123,24 @@ impl Environment {
         }
     }
 
+    /// [`Environment::merge`] of an environment the caller owns and nothing else
+    /// refers to (one that `merge` itself just made): merged in place rather than
+    /// copied again, since no one could see the copy differ.
+    pub fn merge_owned(
+        this: Option<Environment>,
+        other: Option<&Environment>,
+    ) -> Option<Environment> {
+        match this {
+            None => other.map(Environment::deep_copy),
+            Some(mut e) => {
+                if let Some(o) = other {
+                    e.merge_from(o);
+                }
+                Some(e)
+            }
+        }
+    }
+
     /// `GetMergedValues`: defaults overlaid with values, into a fresh map.
     pub fn merged_values(&self) -> Map {
         let vals = Map::new();

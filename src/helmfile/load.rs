@@ -452,11 +452,13 @@ impl Loader<'_> {
         content: &str,
         cwd: &Path,
     ) -> Result<String> {
-        let init = Environment::merge(inherited, None);
-        let first = Environment::merge(init.as_ref(), None);
+        // Helmfile copies `inherited` and then copies that copy; the copies made
+        // here are this function's own, so each is merged into in place (see
+        // `Environment::merge_owned`) rather than copied once more.
+        let first = Environment::merge(inherited, None);
         let rendered_env = self.render_prestate(first, overrode, base_dir, id, content, cwd);
         let merged = Environment::merge(inherited, rendered_env.as_ref());
-        let final_env = Environment::merge(merged.as_ref(), overrode)
+        let final_env = Environment::merge_owned(merged, overrode)
             .unwrap_or_else(|| Environment::new(&self.env_name));
         let vals = final_env.merged_values();
         let data = TemplateData::for_state(final_env, &self.namespace, vals).into_value();
