@@ -452,9 +452,11 @@ impl Loader<'_> {
         content: &str,
         cwd: &Path,
     ) -> Result<String> {
-        // Helmfile copies `inherited` and then copies that copy; the copies made
-        // here are this function's own, so each is merged into in place (see
-        // `Environment::merge_owned`) rather than copied once more.
+        // Helmfile copies `inherited` and then copies that copy, and copies the
+        // merged environment again before the overrides. Those second copies are
+        // of environments this function made and nobody else sees, so they are
+        // skipped: the first copy is used as is, and the overrides are merged
+        // into the merged environment in place (`Environment::merge_owned`).
         let first = Environment::merge(inherited, None);
         let rendered_env = self.render_prestate(first, overrode, base_dir, id, content, cwd);
         let merged = Environment::merge(inherited, rendered_env.as_ref());
