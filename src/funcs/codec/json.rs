@@ -790,8 +790,21 @@ fn validate(data: &[u8], dialect: Dialect) -> Result<(), JsonError> {
         end_top: false,
         esc_start: 0,
     };
-    for (pos, &c) in data.iter().enumerate() {
+    let mut pos = 0;
+    while let Some(&c) = data.get(pos) {
         s.step(pos, c)?;
+        pos += 1;
+        // Inside a string, every byte but a quote, a backslash or a control
+        // character leaves the scanner as it was; strings are most of a document
+        // (nats' `tplYaml` decodes its own JSON at every level), so those runs are
+        // skipped here rather than stepped through one at a time.
+        if matches!(s.state, St::InString) {
+            let rest = &data[pos..];
+            pos += rest
+                .iter()
+                .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+                .unwrap_or(rest.len());
+        }
     }
     if s.end_top {
         return Ok(());
