@@ -111,16 +111,7 @@ impl Environment {
     /// `(*Environment).Merge`: a deep copy of `this` with `other` merged over it; a
     /// missing `this` gives a copy of `other`.
     pub fn merge(this: Option<&Environment>, other: Option<&Environment>) -> Option<Environment> {
-        match this {
-            None => other.map(Environment::deep_copy),
-            Some(e) => {
-                let mut c = e.deep_copy();
-                if let Some(o) = other {
-                    c.merge_from(o);
-                }
-                Some(c)
-            }
-        }
+        Environment::merge_owned(this.map(Environment::deep_copy), other)
     }
 
     /// [`Environment::merge`] of an environment the caller owns and nothing else

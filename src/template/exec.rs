@@ -1280,7 +1280,7 @@ fn print_value(val: &Val, out: &mut String) {
     }
 }
 
-impl Engine for State<'_> {
+impl<'s> Engine for State<'s> {
     fn include(&mut self, name: &str, data: &Value) -> Result<String, FuncError> {
         let set = self.set;
         let Some(def) = set.lookup(name) else {
@@ -1331,18 +1331,20 @@ impl Engine for State<'_> {
                 })
             }
         };
-        let mut clone = self.set.clone();
-        let root = clone.name().to_string();
+        // The set outlives this state, so its name is borrowed, not copied.
+        let set: &'s TemplateSet = self.set;
+        let root = set.name();
+        let mut clone = set.clone();
         // An empty body executes as nothing, even though the set keeps the older,
         // non-empty template of that name.
-        if clone.add_parsed(&root, &parsed) {
+        if clone.add_parsed(root, &parsed) {
             return Ok(String::new());
         }
         // The text is most of what it prints (see `TemplateSet::output_guess`).
         let mut out = String::with_capacity(text.len());
         let r = {
             let mut st = State::new(&clone, self.host, &mut *self.shared);
-            super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || st.run(&root, data, &mut out))
+            super::stack::maybe_grow(RED_ZONE, STACK_CHUNK, || st.run(root, data, &mut out))
         };
         match r {
             Ok(()) => Ok(out),
