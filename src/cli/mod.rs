@@ -3,6 +3,7 @@
 //! or input errors.
 
 mod cobra;
+mod fastargs;
 mod goflags;
 pub mod render;
 pub mod repro;
@@ -51,15 +52,21 @@ const TEMPLATE_ABOUT: &str = "Render a Helm chart exactly as `helm template` wou
 ///
 /// `stackproof template ...` is how a pre-commit hook or a script calls it once per
 /// chart, so its start-up is paid per chart: building the flags of every command
-/// was about 4% of rendering a typical chart. For `template`, [`TemplateOnly`]
-/// builds the top level and that one command only, with the same attributes, so
-/// help, errors and parsed flags are the same (`fast_template_parse_is_the_full_parse`).
+/// was about 4% of rendering a typical chart. The common command lines are read
+/// without clap ([`fastargs`]); for the others, [`TemplateOnly`] builds the top
+/// level and `template` only, with the same attributes, so help, errors and parsed
+/// flags are the same (`fast_template_parse_is_the_full_parse`).
 pub fn parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
     let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    if let Some(t) = fastargs::template_args(&args) {
+        return Ok(Cli {
+            command: Command::Template(Box::new(t)),
+        });
+    }
     if args.get(1).and_then(|a| a.to_str()) == Some("template") {
         let TemplateOnly {
             command: TemplateOnlyCommand::Template(t),

@@ -36,7 +36,7 @@ use super::goflags;
 /// [`TemplateArgs::check_flags`] so a bad one fails with Helm's message. Flags
 /// only one Helm version has are refused under the other as Helm refuses an
 /// unknown flag.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct TemplateArgs {
     /// `[NAME] CHART`.
     #[arg(num_args = 1.., value_name = "[NAME] CHART")]
