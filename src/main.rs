@@ -11,26 +11,31 @@
 //! we timed was as fast or faster (13 corpus charts, sum of medians 78 -> 70 ms).
 //! Its slices are 8 KiB rather than 64 (`.cargo/config.toml`), so that one page
 //! per size class spreads a small heap over fewer of those 2 MB pages. The first
-//! 2 MB of the heap are ordinary pages (`arena_with_small_pages_first`).
+//! 8 MB of the heap are ordinary pages (`arena_with_small_pages_first`).
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Hands mimalloc the memory its heap starts in, before anything is allocated: 1 GiB
-/// of address space (nothing is used until touched), its first 2 MB on ordinary 4 KB
+/// of address space (nothing is used until touched), its first 8 MB on ordinary 4 KB
 /// pages and the rest on transparent huge pages, as mimalloc itself would ask for
-/// them. The first 2 MB hold the main thread's first segment: a small render touches
-/// a few hundred KB of it, and a huge page there meant zeroing all 2 MB first;
-/// a large render still gets huge pages for everything past it. Quick musl
-/// builds, interleaved: `stackproof --version` 0.78 -> 0.68 ms, a one-template
-/// chart 1.11 -> 0.89 ms; corpus median per-case ratio 0.962, and 1/1.036 in the
-/// other order; NVCF default cell 79.2 -> 73.4 ms; quick glibc builds, where
-/// mimalloc had reserved its arena before `main`, corpus 0.906. The release build
-/// (profile-guided, musl) gains at start-up only: a one-template chart 1.0 ->
-/// 0.81 ms, while the corpus (1.007, and 1/0.993 in the other order) and the NVCF
-/// cell (69.0 and 68.9 ms) came out even, larger heaps paying in small faults what
-/// the small ones save. A 4 MB prefix (the workers' first segments too) measured
-/// the same as 2 MB. Where this fails, mimalloc reserves its own arena as before.
+/// them. The first 8 MB hold the first segments of the main thread and of the
+/// render's worker threads (each thread takes a segment of its own, 1 MiB): a small
+/// render touches a few hundred KB of each, and a huge page there meant zeroing all
+/// 2 MB first, on every thread's first allocation; a large render still gets huge
+/// pages for everything past them.
+///
+/// With a 2 MB prefix (the main thread's segment only), quick musl builds,
+/// interleaved: `stackproof --version` 0.78 -> 0.68 ms, a one-template chart 1.11
+/// -> 0.89 ms; corpus median per-case ratio 0.962, and 1/1.036 in the other order;
+/// NVCF default cell 79.2 -> 73.4 ms. Profiled later (jaeger's chart, dwarf
+/// stacks), a tenth of the run's CPU time was a worker's first allocation zeroing a
+/// huge page. 8 MB against 2 MB (quick musl builds, `scripts/ab.py`, both orders):
+/// corpus median per-case ratio 0.962, and 1/1.018; NVCF default cell (30 runs)
+/// 4 MB against 2 MB 62.5 -> 58.8 and 60.9 -> 59.1 ms, 8 MB against 4 MB 63.5 ->
+/// 60.3 and 64.0 -> 58.9 ms. All 32 MB on small pages was as fast for the NVCF cell
+/// and the median chart, but the largest charts lost (argo-cd 13.9 -> 15.4 ms).
+/// Where this fails, mimalloc reserves its own arena as before.
 #[cfg(target_os = "linux")]
 fn arena_with_small_pages_first() {
     extern "C" {
@@ -48,6 +53,7 @@ fn arena_with_small_pages_first() {
     }
     const SIZE: usize = 1 << 30;
     const HUGE: usize = 2 << 20;
+    const SMALL: usize = 8 << 20;
     // SAFETY: a fresh private anonymous mapping that nothing else refers to; the
     // madvise calls only set how its pages are backed; mimalloc is given exactly the
     // aligned part of it and owns it for the rest of the process (or, refusing it,
@@ -66,10 +72,10 @@ fn arena_with_small_pages_first() {
             return;
         }
         let start = (p as usize).next_multiple_of(HUGE) as *mut libc::c_void;
-        libc::madvise(start, HUGE, libc::MADV_NOHUGEPAGE);
+        libc::madvise(start, SMALL, libc::MADV_NOHUGEPAGE);
         libc::madvise(
-            start.cast::<u8>().add(HUGE).cast(),
-            SIZE - HUGE,
+            start.cast::<u8>().add(SMALL).cast(),
+            SIZE - SMALL,
             libc::MADV_HUGEPAGE,
         );
         if !mi_manage_os_memory(start, SIZE, true, false, true, -1) {
