@@ -91,7 +91,7 @@ pub struct Number {
 pub enum Node {
     /// A sequence of nodes.
     List {
-        pos: usize,
+        pos: u32,
         nodes: Kids,
     },
     /// Plain text, already trimmed: the text is `source[span]`.
@@ -101,8 +101,7 @@ pub enum Node {
     /// `{{pipeline}}`.
     Action {
         span: Span,
-        pos: usize,
-        line: usize,
+        pos: u32,
         pipe: NodeId,
     },
     If(Branch),
@@ -110,23 +109,24 @@ pub enum Node {
     With(Branch),
     Break {
         span: Span,
-        pos: usize,
+        pos: u32,
     },
     Continue {
         span: Span,
-        pos: usize,
+        pos: u32,
     },
     /// `{{template "name" pipeline}}` (also what `{{block}}` leaves in place).
     Template {
         span: Span,
-        pos: usize,
-        name: Arc<str>,
+        pos: u32,
+        /// One name in the tree's names pool (see [`Tree::template_name`]).
+        name: Idents,
         pipe: Option<NodeId>,
     },
     /// Declarations and commands separated by `|`.
     Pipe {
         span: Span,
-        pos: usize,
+        pos: u32,
         is_assign: bool,
         decl: Kids,
         cmds: Kids,
@@ -134,7 +134,7 @@ pub enum Node {
     /// One command of a pipeline: an operand followed by arguments.
     Command {
         span: Span,
-        pos: usize,
+        pos: u32,
         args: Kids,
     },
     /// A function name.
@@ -146,7 +146,7 @@ pub enum Node {
     /// `$x.f` that of `.f`.
     Variable {
         span: Span,
-        pos: usize,
+        pos: u32,
         ident: Idents,
     },
     Dot {
@@ -159,13 +159,13 @@ pub enum Node {
     /// `.g`.
     Field {
         span: Span,
-        pos: usize,
+        pos: u32,
         ident: Idents,
     },
     /// `(pipeline).f.g` or `term.f.g` where the term is not a field or variable.
     Chain {
         span: Span,
-        pos: usize,
+        pos: u32,
         node: NodeId,
         fields: Idents,
     },
@@ -189,11 +189,21 @@ pub enum Node {
 #[derive(Clone, Debug)]
 pub struct Branch {
     pub span: Span,
-    pub pos: usize,
-    pub line: usize,
+    pub pos: u32,
     pub pipe: NodeId,
     pub list: NodeId,
     pub else_list: Option<NodeId>,
+}
+
+// Go's nodes also keep a line number; the line is computed from `pos` where an
+// error needs it, so the arena's nodes stay at 32 bytes (a chart's helper library
+// is tens of thousands of them).
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
+
+/// A byte offset as nodes keep it. Sources are read whole into memory and are far
+/// below 4 GiB; past that, offsets saturate rather than wrap.
+pub fn pos32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// All nodes parsed from one source text.
@@ -222,6 +232,13 @@ impl Tree {
         ident_slice(&self.names, r)
     }
 
+    /// The name a `{{template}}` node calls (empty if out of range, which a tree
+    /// built by the parser never is).
+    pub fn template_name(&self, name: Idents) -> &Arc<str> {
+        static NONE: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from(""));
+        self.idents(name).first().unwrap_or(&NONE)
+    }
+
     /// The child ids `k` names.
     pub fn kids(&self, k: Kids) -> &[NodeId] {
         kid_slice(&self.kids, k)
@@ -243,8 +260,8 @@ impl Tree {
             | Node::Command { pos, .. }
             | Node::Variable { pos, .. }
             | Node::Field { pos, .. }
-            | Node::Chain { pos, .. } => *pos,
-            Node::If(b) | Node::Range(b) | Node::With(b) => b.pos,
+            | Node::Chain { pos, .. } => *pos as usize,
+            Node::If(b) | Node::Range(b) | Node::With(b) => b.pos as usize,
             Node::Text { span }
             | Node::Identifier { span, .. }
             | Node::Dot { span }
@@ -261,7 +278,7 @@ impl Tree {
             Node::List { pos, nodes } => {
                 match (self.kids(*nodes).first(), self.kids(*nodes).last()) {
                     (Some(a), Some(b)) => self.span(*a).join(self.span(*b)),
-                    _ => Span::empty_at(*pos),
+                    _ => Span::empty_at(*pos as usize),
                 }
             }
             Node::If(b) | Node::Range(b) | Node::With(b) => b.span,
@@ -334,7 +351,7 @@ impl Tree {
             Node::Template { name, pipe, .. } => {
                 sb.push_str(&self.left_delim);
                 sb.push_str("template ");
-                sb.push_str(&crate::template::fmt::quote(name));
+                sb.push_str(&crate::template::fmt::quote(self.template_name(*name)));
                 if let Some(p) = pipe {
                     sb.push(' ');
                     self.write_node(*p, sb);

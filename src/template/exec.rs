@@ -394,7 +394,8 @@ impl<'s> State<'s> {
             }
             Node::Template { name, pipe, .. } => {
                 self.emit(id, out.len());
-                self.walk_template(dot, id, name, *pipe, out)
+                let tree = self.tree;
+                self.walk_template(dot, id, tree.template_name(*name), *pipe, out)
             }
             Node::Break { .. } => Err(Flow::Break),
             Node::Continue { .. } => Err(Flow::Continue),

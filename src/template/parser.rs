@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::ast::{ident_slice, kid_slice, Branch, Idents, Kids, Node, NodeId, Number, Tree};
+use super::ast::{ident_slice, kid_slice, pos32, Branch, Idents, Kids, Node, NodeId, Number, Tree};
 use super::error::{Error, ErrorKind};
 use super::golit;
 use super::lexer::{Item, ItemType, Lexer};
@@ -106,8 +106,6 @@ pub struct Parser<'a, 'f> {
     /// Templates completed so far in this parse (Go's `treeSet`).
     tree_set: FastMap<Arc<str>, NodeId>,
     order: Vec<Arc<str>>,
-    /// Line of the first token of the pipeline parsed last (Go's `PipeNode.Line`).
-    pipe_line: usize,
     names: Names<'a>,
     /// The tree's child-id pool (see [`Kids`]).
     kids: Vec<NodeId>,
@@ -156,7 +154,6 @@ pub fn parse(
         source: source.clone(),
         tree_set: FastMap::default(),
         order: Vec::new(),
-        pipe_line: 0,
         names: Names::with_capacity_and_hasher(64, Default::default()),
         kids: Vec::with_capacity(actions * 6 + 8),
         ident_pool: Vec::with_capacity(actions * 2 + 8),
@@ -317,6 +314,12 @@ impl<'a> Parser<'a, '_> {
         known.then(|| e.shared.clone())
     }
 
+    /// `name` as a run of one in the names pool, for a `{{template}}` node.
+    fn name_slot(&mut self, name: Arc<str>) -> Idents {
+        self.ident_pool.push(name);
+        Idents::new(self.ident_pool.len() - 1, 1)
+    }
+
     /// The dotted parts of a field or variable token (`.a.b` gives `["", "a", "b"]`
     /// for `split`, so callers strip a leading dot first).
     fn idents(&mut self, s: &'a str) -> Idents {
@@ -394,7 +397,7 @@ impl<'a> Parser<'a, '_> {
             Node::List { pos, nodes } => {
                 match (self.kids_of(*nodes).first(), self.kids_of(*nodes).last()) {
                     (Some(a), Some(b)) => self.node_span(*a).join(self.node_span(*b)),
-                    _ => Span::empty_at(*pos),
+                    _ => Span::empty_at(*pos as usize),
                 }
             }
             Node::If(b) | Node::Range(b) | Node::With(b) => b.span,
@@ -475,7 +478,10 @@ impl<'a> Parser<'a, '_> {
             }
         }
         let nodes = self.commit_kids(mark);
-        Ok(self.push(Node::List { pos, nodes }))
+        Ok(self.push(Node::List {
+            pos: pos32(pos),
+            nodes,
+        }))
     }
 
     fn parse_definition(&mut self) -> PResult<()> {
@@ -510,7 +516,10 @@ impl<'a> Parser<'a, '_> {
                     Parsed1::Node(n) => self.scratch.push(n),
                     other => {
                         let nodes = self.commit_kids(mark);
-                        let id = self.push(Node::List { pos, nodes });
+                        let id = self.push(Node::List {
+                            pos: pos32(pos),
+                            nodes,
+                        });
                         return Ok((id, other));
                     }
                 }
@@ -566,8 +575,7 @@ impl<'a> Parser<'a, '_> {
         let span = Span::new(delim_pos, self.last_end());
         Ok(Parsed1::Node(self.push(Node::Action {
             span,
-            pos: token.pos(),
-            line: token.line(),
+            pos: pos32(token.pos()),
             pipe,
         })))
     }
@@ -583,16 +591,21 @@ impl<'a> Parser<'a, '_> {
         }
         let span = Span::new(delim_pos, self.last_end());
         Ok(self.push(if is_break {
-            Node::Break { span, pos }
+            Node::Break {
+                span,
+                pos: pos32(pos),
+            }
         } else {
-            Node::Continue { span, pos }
+            Node::Continue {
+                span,
+                pos: pos32(pos),
+            }
         }))
     }
 
     fn pipeline(&mut self, context: &str, end: ItemType) -> PResult<NodeId> {
         let token = self.peek_non_space();
         let pos = token.pos();
-        self.pipe_line = token.line();
         let mut decl: Vec<NodeId> = Vec::new();
         let mut is_assign = false;
         let mark = self.scratch.len();
@@ -674,7 +687,7 @@ impl<'a> Parser<'a, '_> {
                 let decl = self.commit_kids(decl_start);
                 return Ok(self.push(Node::Pipe {
                     span: Span::new(start, stop.max(start)),
-                    pos,
+                    pos: pos32(pos),
                     is_assign,
                     decl,
                     cmds,
@@ -711,7 +724,6 @@ impl<'a> Parser<'a, '_> {
 
     fn branch_inner(&mut self, context: &str, delim_pos: usize) -> PResult<NodeId> {
         let pipe = self.pipeline(context, ItemType::RightDelim)?;
-        let pipe_line = self.pipe_line;
         if context == "range" {
             self.ctx.range_depth += 1;
         }
@@ -741,7 +753,7 @@ impl<'a> Parser<'a, '_> {
                     self.scratch.push(inner);
                     let nodes = self.commit_kids(mark);
                     else_list = Some(self.push(Node::List {
-                        pos: else_pos,
+                        pos: pos32(else_pos),
                         nodes,
                     }));
                 } else {
@@ -754,14 +766,13 @@ impl<'a> Parser<'a, '_> {
             }
             Parsed1::Node(_) => {}
         }
-        let (pos, line) = match &self.nodes[pipe.0 as usize] {
-            Node::Pipe { pos, .. } => (*pos, pipe_line),
-            _ => (delim_pos, 0),
+        let pos = match &self.nodes[pipe.0 as usize] {
+            Node::Pipe { pos, .. } => *pos,
+            _ => pos32(delim_pos),
         };
         let b = Branch {
             span: Span::new(delim_pos, self.last_end()),
             pos,
-            line,
             pipe,
             list,
             else_list,
@@ -823,9 +834,10 @@ impl<'a> Parser<'a, '_> {
         let added = self.add(name.clone(), root);
         self.ctx = saved;
         added?;
+        let name = self.name_slot(name);
         Ok(self.push(Node::Template {
             span: Span::new(delim_pos, action_end),
-            pos: token.pos(),
+            pos: pos32(token.pos()),
             name,
             pipe: Some(pipe),
         }))
@@ -840,9 +852,10 @@ impl<'a> Parser<'a, '_> {
             self.backup();
             pipe = Some(self.pipeline(context, ItemType::RightDelim)?);
         }
+        let name = self.name_slot(name);
         Ok(self.push(Node::Template {
             span: Span::new(delim_pos, self.last_end()),
-            pos: token.pos(),
+            pos: pos32(token.pos()),
             name,
             pipe,
         }))
@@ -882,7 +895,11 @@ impl<'a> Parser<'a, '_> {
         };
         let span = self.node_span(first).join(self.node_span(last));
         let args = self.commit_kids(mark);
-        Ok(self.push(Node::Command { span, pos, args }))
+        Ok(self.push(Node::Command {
+            span,
+            pos: pos32(pos),
+            args,
+        }))
     }
 
     fn operand(&mut self) -> PResult<Option<NodeId>> {
@@ -909,7 +926,7 @@ impl<'a> Parser<'a, '_> {
                 let ident = self.extend_idents(*ident, fields);
                 Node::Field {
                     span,
-                    pos: chain_pos,
+                    pos: pos32(chain_pos),
                     ident,
                 }
             }
@@ -917,7 +934,7 @@ impl<'a> Parser<'a, '_> {
                 let ident = self.extend_idents(*ident, fields);
                 Node::Variable {
                     span,
-                    pos: chain_pos,
+                    pos: pos32(chain_pos),
                     ident,
                 }
             }
@@ -933,7 +950,7 @@ impl<'a> Parser<'a, '_> {
             }
             _ => Node::Chain {
                 span,
-                pos: chain_pos,
+                pos: pos32(chain_pos),
                 node,
                 fields,
             },
@@ -988,13 +1005,13 @@ impl<'a> Parser<'a, '_> {
                 }
                 Node::Variable {
                     span,
-                    pos: token.pos(),
+                    pos: pos32(token.pos()),
                     ident,
                 }
             }
             ItemType::Field => Node::Field {
                 span,
-                pos: token.pos(),
+                pos: pos32(token.pos()),
                 ident: self.idents(&self.val(&token)[1..]),
             },
             ItemType::Bool => Node::Bool {
@@ -1039,7 +1056,7 @@ impl<'a> Parser<'a, '_> {
         let ident = self.idents(self.val(v));
         self.push(Node::Variable {
             span,
-            pos: v.pos(),
+            pos: pos32(v.pos()),
             ident,
         })
     }
