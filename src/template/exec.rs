@@ -15,7 +15,7 @@ use crate::source::SourceFile;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use super::ast::{Branch, Node, NodeId, Tree};
+use super::ast::{Branch, IdentRun, Node, NodeId, Tree};
 use super::builtins::{self, Builtin};
 use super::error::{Error, ErrorKind};
 use super::options::MissingKey;
@@ -768,7 +768,7 @@ impl<'s> State<'s> {
             self.not_a_function(var, !args.is_empty(), &fin)?;
             return Ok(value);
         }
-        self.eval_field_chain(dot, value, var, &ident[1..], args, fin)
+        self.eval_field_chain(dot, value, var, ident.skip(1), args, fin)
     }
 
     fn eval_field_chain(
@@ -776,12 +776,11 @@ impl<'s> State<'s> {
         dot: &Val,
         mut recv: Val,
         node: NodeId,
-        ident: &[Arc<str>],
+        ident: IdentRun<'_>,
         args: &[NodeId],
         fin: Option<Val>,
     ) -> EResult<Val> {
-        let n = ident.len();
-        for name in &ident[..n.saturating_sub(1)] {
+        for name in ident.init().iter() {
             recv = self.eval_field(dot, name, node, &[], None, recv)?;
         }
         match ident.last() {

@@ -90,7 +90,8 @@ impl Hasher for NameHasher {
 type Names<'a> = HashMap<&'a str, NameEntry, BuildHasherDefault<NameHasher>>;
 
 struct NameEntry {
-    shared: Arc<str>,
+    /// Where the name is in [`Parser::name_table`].
+    id: u32,
     is_func: Option<bool>,
 }
 
@@ -110,7 +111,9 @@ pub struct Parser<'a, 'f> {
     /// The tree's child-id pool (see [`Kids`]).
     kids: Vec<NodeId>,
     /// The tree's names pool (see [`Idents`]).
-    ident_pool: Vec<Arc<str>>,
+    ident_pool: Vec<u32>,
+    /// Every distinct name met so far, once (the tree's `names`).
+    name_table: Vec<Arc<str>>,
     /// Children of the lists, commands and pipelines being parsed, innermost
     /// last; each node moves its run into `kids` when it is complete.
     scratch: Vec<NodeId>,
@@ -157,6 +160,7 @@ pub fn parse(
         names: Names::with_capacity_and_hasher(64, Default::default()),
         kids: Vec::with_capacity(actions * 6 + 8),
         ident_pool: Vec::with_capacity(actions * 2 + 8),
+        name_table: Vec::with_capacity(64),
         scratch: Vec::new(),
     };
     let dollar = p.name("$");
@@ -168,7 +172,8 @@ pub fn parse(
         parse_name: name,
         nodes: std::mem::take(&mut p.nodes),
         kids: std::mem::take(&mut p.kids),
-        names: std::mem::take(&mut p.ident_pool),
+        names: std::mem::take(&mut p.name_table),
+        idents: std::mem::take(&mut p.ident_pool),
         left_delim: Arc::from(left_delim),
         right_delim: Arc::from(right_delim),
     });
@@ -296,13 +301,23 @@ impl<'a> Parser<'a, '_> {
 
     /// The shared `Arc` for a name taken from the source text.
     fn name(&mut self, s: &'a str) -> Arc<str> {
-        self.name_entry(s).shared.clone()
+        let id = self.name_id(s);
+        self.name_table[id as usize].clone()
+    }
+
+    /// Where a name taken from the source text is in the table of names.
+    fn name_id(&mut self, s: &'a str) -> u32 {
+        self.name_entry(s).id
     }
 
     fn name_entry(&mut self, s: &'a str) -> &mut NameEntry {
-        self.names.entry(s).or_insert_with(|| NameEntry {
-            shared: Arc::from(s),
-            is_func: None,
+        let table = &mut self.name_table;
+        self.names.entry(s).or_insert_with(|| {
+            table.push(Arc::from(s));
+            NameEntry {
+                id: (table.len() - 1) as u32,
+                is_func: None,
+            }
         })
     }
 
@@ -311,12 +326,14 @@ impl<'a> Parser<'a, '_> {
         let has_func = self.has_func;
         let e = self.name_entry(s);
         let known = *e.is_func.get_or_insert_with(|| has_func(s));
-        known.then(|| e.shared.clone())
+        let id = e.id as usize;
+        known.then(|| self.name_table[id].clone())
     }
 
     /// `name` as a run of one in the names pool, for a `{{template}}` node.
     fn name_slot(&mut self, name: Arc<str>) -> Idents {
-        self.ident_pool.push(name);
+        self.name_table.push(name);
+        self.ident_pool.push((self.name_table.len() - 1) as u32);
         Idents::new(self.ident_pool.len() - 1, 1)
     }
 
@@ -325,8 +342,8 @@ impl<'a> Parser<'a, '_> {
     fn idents(&mut self, s: &'a str) -> Idents {
         let start = self.ident_pool.len();
         for part in s.split('.') {
-            let name = self.name(part);
-            self.ident_pool.push(name);
+            let id = self.name_id(part);
+            self.ident_pool.push(id);
         }
         Idents::new(start, self.ident_pool.len() - start)
     }
@@ -365,10 +382,10 @@ impl<'a> Parser<'a, '_> {
             return Idents::new(head.start(), head.len() + tail.len());
         }
         let start = self.ident_pool.len();
-        let parts: Vec<Arc<str>> = ident_slice(&self.ident_pool, head)
+        let parts: Vec<u32> = ident_slice(&self.ident_pool, head)
             .iter()
             .chain(ident_slice(&self.ident_pool, tail))
-            .cloned()
+            .copied()
             .collect();
         self.ident_pool.extend(parts);
         Idents::new(start, self.ident_pool.len() - start)
@@ -915,8 +932,8 @@ impl<'a> Parser<'a, '_> {
         while self.peek().typ() == ItemType::Field {
             let f = self.next();
             end = f.pos() + self.val(&f).len();
-            let name = self.name(&self.val(&f)[1..]);
-            self.ident_pool.push(name);
+            let id = self.name_id(&self.val(&f)[1..]);
+            self.ident_pool.push(id);
         }
         let fields = Idents::new(fields_start, self.ident_pool.len() - fields_start);
         let start = self.node_span(node).start as usize;
@@ -992,7 +1009,7 @@ impl<'a> Parser<'a, '_> {
                 let ident = self.idents(self.val(&token));
                 // Names are shared within a parse, so the pointer test nearly always
                 // decides; the text comparison keeps it correct regardless.
-                let first = &self.ident_pool[ident.start()];
+                let first = &self.name_table[self.ident_pool[ident.start()] as usize];
                 if !self
                     .ctx
                     .vars

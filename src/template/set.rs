@@ -52,6 +52,7 @@ fn empty_tree() -> &'static Tree {
         }],
         kids: Vec::new(),
         names: Vec::new(),
+        idents: Vec::new(),
         left_delim: Arc::from("{{"),
         right_delim: Arc::from("}}"),
     })
