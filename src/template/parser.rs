@@ -110,7 +110,7 @@ pub struct Parser<'a, 'f> {
     names: Names<'a>,
     /// The tree's child-id pool (see [`Kids`]).
     kids: Vec<NodeId>,
-    /// The tree's names pool (see [`Idents`]).
+    /// The tree's runs of name indexes into `name_table` (see [`Idents`]).
     ident_pool: Vec<u32>,
     /// Every distinct name met so far, once (the tree's `names`).
     name_table: Vec<Arc<str>>,
