@@ -40,169 +40,77 @@ struct Flag {
     long: &'static str,
     short: Option<char>,
     kind: Kind,
-    /// Stores one value, already checked by [`valid`].
-    set: fn(&mut TemplateArgs, String),
+    /// Stores one value, already checked by `valid`.
+    set: Setter,
     /// Whether clap's value parser accepts the value (`None`: any text).
     valid: Option<fn(&str) -> bool>,
 }
 
+type Setter = fn(&mut TemplateArgs, String);
+
+const fn flag(long: &'static str, short: Option<char>, kind: Kind, set: Setter) -> Flag {
+    Flag {
+        long,
+        short,
+        kind,
+        set,
+        valid: None,
+    }
+}
+
+const fn append(long: &'static str, short: Option<char>, split: bool, set: Setter) -> Flag {
+    flag(long, short, Kind::Append { split }, set)
+}
+
+const fn one(long: &'static str, short: Option<char>, set: Setter) -> Flag {
+    flag(long, short, Kind::Set, set)
+}
+
+const fn opt_bool(long: &'static str, set: Setter) -> Flag {
+    flag(long, None, Kind::OptBool, set)
+}
+
+impl Flag {
+    const fn checked(self, valid: fn(&str) -> bool) -> Flag {
+        Flag {
+            valid: Some(valid),
+            ..self
+        }
+    }
+}
+
 /// The flags read here; every other flag goes to clap.
 const FLAGS: &[Flag] = &[
-    Flag {
-        long: "values",
-        short: Some('f'),
-        kind: Kind::Append { split: true },
-        set: |a, v| a.values.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "set",
-        short: None,
-        kind: Kind::Append { split: false },
-        set: |a, v| a.set.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "set-string",
-        short: None,
-        kind: Kind::Append { split: false },
-        set: |a, v| a.set_string.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "set-file",
-        short: None,
-        kind: Kind::Append { split: false },
-        set: |a, v| a.set_file.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "set-json",
-        short: None,
-        kind: Kind::Append { split: false },
-        set: |a, v| a.set_json.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "set-literal",
-        short: None,
-        kind: Kind::Append { split: false },
-        set: |a, v| a.set_literal.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "namespace",
-        short: Some('n'),
-        kind: Kind::Set,
-        set: |a, v| a.namespace = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "kube-version",
-        short: None,
-        kind: Kind::Set,
-        set: |a, v| a.kube_version = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "api-versions",
-        short: Some('a'),
-        kind: Kind::Append { split: true },
-        set: |a, v| a.api_versions.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "show-only",
-        short: Some('s'),
-        kind: Kind::Append { split: false },
-        set: |a, v| a.show_only.push(v),
-        valid: None,
-    },
-    Flag {
-        long: "include-crds",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.include_crds = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "skip-crds",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.skip_crds = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "skip-tests",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.skip_tests = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "no-hooks",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.no_hooks = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "is-upgrade",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.is_upgrade = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "release-name",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.release_name = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "skip-schema-validation",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.skip_schema_validation = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "debug",
-        short: None,
-        kind: Kind::OptBool,
-        set: |a, v| a.debug = Some(v),
-        valid: None,
-    },
-    Flag {
-        long: "helm-version",
-        short: None,
-        kind: Kind::Set,
-        set: |a, v| a.helm_version = v,
-        valid: Some(|v| v == "3" || v == "4"),
-    },
-    Flag {
-        long: "pretty-errors",
-        short: None,
-        kind: Kind::Switch,
-        set: |a, _| a.pretty_errors = true,
-        valid: None,
-    },
-    Flag {
-        long: "seed",
-        short: None,
-        kind: Kind::Set,
-        // Digits only: what else clap's u64 parser takes (a `+`) is left to it.
-        set: |a, v| a.repro.seed = v.parse().ok(),
-        valid: Some(|v| v.bytes().all(|b| b.is_ascii_digit()) && v.parse::<u64>().is_ok()),
-    },
-    Flag {
-        long: "now",
-        short: None,
-        kind: Kind::Set,
-        set: |a, v| a.repro.now = Some(v),
-        valid: None,
-    },
+    append("values", Some('f'), true, |a, v| a.values.push(v)),
+    append("set", None, false, |a, v| a.set.push(v)),
+    append("set-string", None, false, |a, v| a.set_string.push(v)),
+    append("set-file", None, false, |a, v| a.set_file.push(v)),
+    append("set-json", None, false, |a, v| a.set_json.push(v)),
+    append("set-literal", None, false, |a, v| a.set_literal.push(v)),
+    one("namespace", Some('n'), |a, v| a.namespace = Some(v)),
+    one("kube-version", None, |a, v| a.kube_version = Some(v)),
+    append("api-versions", Some('a'), true, |a, v| {
+        a.api_versions.push(v)
+    }),
+    append("show-only", Some('s'), false, |a, v| a.show_only.push(v)),
+    opt_bool("include-crds", |a, v| a.include_crds = Some(v)),
+    opt_bool("skip-crds", |a, v| a.skip_crds = Some(v)),
+    opt_bool("skip-tests", |a, v| a.skip_tests = Some(v)),
+    opt_bool("no-hooks", |a, v| a.no_hooks = Some(v)),
+    opt_bool("is-upgrade", |a, v| a.is_upgrade = Some(v)),
+    opt_bool("release-name", |a, v| a.release_name = Some(v)),
+    opt_bool("skip-schema-validation", |a, v| {
+        a.skip_schema_validation = Some(v)
+    }),
+    opt_bool("debug", |a, v| a.debug = Some(v)),
+    one("helm-version", None, |a, v| a.helm_version = v).checked(|v| v == "3" || v == "4"),
+    flag("pretty-errors", None, Kind::Switch, |a, _| {
+        a.pretty_errors = true
+    }),
+    // Digits only: what else clap's u64 parser takes (a `+`) is left to it.
+    one("seed", None, |a, v| a.repro.seed = v.parse().ok())
+        .checked(|v| v.bytes().all(|b| b.is_ascii_digit()) && v.parse::<u64>().is_ok()),
+    one("now", None, |a, v| a.repro.now = Some(v)),
 ];
 
 /// `args` (the whole command line, program name first) as clap would parse it,

@@ -216,7 +216,8 @@ pub struct Tree {
     pub nodes: Vec<Node>,
     /// Child ids of list, command and pipeline nodes (see [`Kids`]).
     pub kids: Vec<NodeId>,
-    /// Every distinct name the parse met, once.
+    /// The names the parse met: each name taken from the source text once, plus
+    /// the callee of each `{{template}}` (see [`Tree::template_name`]).
     pub names: Vec<Arc<str>>,
     /// Dotted names of field, variable and chain nodes, as indexes into `names`
     /// (see [`Idents`]): four bytes per part, and no reference count to bump.

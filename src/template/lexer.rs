@@ -117,7 +117,7 @@ impl<'a> Item<'a> {
     /// Sources are far below 4 GiB (they are read whole into memory); past that,
     /// positions saturate rather than wrap.
     pub fn new(typ: ItemType, pos: usize, len: usize, line: usize) -> Item<'a> {
-        let narrow = |n: usize| u64::from(u32::try_from(n).unwrap_or(u32::MAX));
+        let narrow = |n: usize| u64::from(super::ast::pos32(n));
         Item {
             span: narrow(pos) | narrow(len) << 32,
             kind: narrow(line) | (typ as u64) << 32,

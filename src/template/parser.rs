@@ -112,7 +112,7 @@ pub struct Parser<'a, 'f> {
     kids: Vec<NodeId>,
     /// The tree's runs of name indexes into `name_table` (see [`Idents`]).
     ident_pool: Vec<u32>,
-    /// Every distinct name met so far, once (the tree's `names`).
+    /// The names met so far (the tree's `names`).
     name_table: Vec<Arc<str>>,
     /// Children of the lists, commands and pipelines being parsed, innermost
     /// last; each node moves its run into `kids` when it is complete.
