@@ -292,9 +292,11 @@ fn load_dir(dir: &Path, vfs: &Vfs, seen: Option<Observed<'_>>) -> Result<Arc<Cha
 
 /// Whether the loader or the renderer reads the content of the file at `rel` (a
 /// path relative to the loaded chart's root): the files [`load_files`] decodes, the
-/// templates, `crds/` (rendered with the manifests), and the archives and `.prov`
-/// files directly in `charts/`. A subchart folder's files are judged from its own
-/// root. Everything else is only reachable through `.Files`.
+/// templates, and the archives and `.prov` files directly in `charts/`. A subchart
+/// folder's files are judged from its own root. Everything else is only reachable
+/// through `.Files`, or, for `crds/`, printed with `--include-crds` only: charts
+/// of operators keep megabytes of CRDs there (kube-prometheus-stack 4.7 MB), which
+/// a render without that flag never looks at.
 fn read_at_load(rel: &str) -> bool {
     let mut rest = rel;
     while let Some(inner) = rest.strip_prefix("charts/") {
@@ -312,7 +314,6 @@ fn read_at_load(rel: &str) -> bool {
             | "requirements.yaml"
             | "requirements.lock"
     ) || rest.starts_with("templates/")
-        || rest.starts_with("crds/")
 }
 
 /// One directory load's walk.
@@ -909,7 +910,7 @@ pub(crate) mod tests {
             ("requirements.lock", true),
             ("templates/x.yaml", true),
             ("templates/sub/_h.tpl", true),
-            ("crds/c.yaml", true),
+            ("crds/c.yaml", false),
             ("charts/x-1.0.0.tgz", true),
             ("charts/x-1.0.0.tgz.prov", true),
             ("charts/sub/Chart.yaml", true),

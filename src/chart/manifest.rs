@@ -7,13 +7,14 @@
 //! Helm 4 keeping trailing whitespace; Helm 4's longer kind list), so the splitters
 //! are hand-written equivalents of those regexes rather than a YAML stream parser.
 
+use super::loader::ChartFile;
 use super::pool::Ahead;
 use super::yamlio;
 use super::HelmVersion;
-use crate::source::Memo;
+use crate::source::{Memo, Text};
 use crate::template::Value;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Kinds in Helm's install order; unknown kinds sort after these.
 const INSTALL_ORDER: &[&str] = &[
@@ -665,11 +666,29 @@ pub fn sort_manifests(
     Ok(out)
 }
 
-/// A CRD file printed by `--include-crds`.
+/// A CRD file printed by `--include-crds`. Its content is read on first use (see
+/// `loader::read_at_load`): a render without that flag never needs it.
 #[derive(Clone, Debug)]
 pub struct CrdFile {
     pub path: String,
-    pub content: String,
+    file: ChartFile,
+    text: Arc<OnceLock<Text>>,
+}
+
+impl CrdFile {
+    pub fn new(path: String, file: ChartFile) -> CrdFile {
+        CrdFile {
+            path,
+            file,
+            text: Arc::default(),
+        }
+    }
+
+    /// The file's text, as the chart's other files read (invalid UTF-8 kept as
+    /// Go keeps it).
+    pub fn content(&self) -> &str {
+        self.text.get_or_init(|| self.file.shared_text())
+    }
 }
 
 /// Output options that shape the printed bytes.
@@ -723,7 +742,7 @@ pub fn print(
     };
     let body = crds
         .iter()
-        .map(|c| size(&c.path, &c.content))
+        .map(|c| size(&c.path, c.content()))
         .sum::<usize>()
         + sorted
             .manifests
@@ -738,7 +757,7 @@ pub fn print(
     // would copy the whole output once more.
     let mut manifest = String::with_capacity(body + tail + 1);
     for c in crds {
-        push_doc(&mut manifest, &c.path, &c.content);
+        push_doc(&mut manifest, &c.path, c.content());
     }
     for m in &sorted.manifests {
         push_doc(&mut manifest, &m.path, &m.content);
@@ -833,7 +852,7 @@ pub fn output_dir_writes(
             out.push(OutputWrite {
                 path: format!("{dir}/{}", c.path),
                 source: c.path.clone(),
-                content: c.content.clone(),
+                content: c.content().to_string(),
                 hook: false,
             });
         }

@@ -312,10 +312,7 @@ fn crd_objects(node: &Node, path: &str, out: &mut Vec<CrdFile>) {
         if f.name.starts_with("crds/")
             && (lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json"))
         {
-            out.push(CrdFile {
-                path: format!("{path}/{}", f.name),
-                content: f.text(),
-            });
+            out.push(CrdFile::new(format!("{path}/{}", f.name), f.clone()));
         }
     }
     for d in &node.deps {
