@@ -3,8 +3,9 @@
 //! Helm parses every file of a chart tree into one set (later `define`s replace
 //! earlier ones, in an order Helm chooses), then executes each file's template by
 //! name; its `tpl` parses new text into a *clone* of the set so the text sees every
-//! define without adding to the original. Cloning is cheap: templates share their
-//! parsed trees.
+//! define without adding to the original. Cloning is cheap: clones share the table
+//! of templates (and templates their parsed trees), and what a clone adds goes to a
+//! small table of its own.
 
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -29,7 +30,12 @@ pub struct TemplateDef {
 #[derive(Clone, Debug)]
 pub struct TemplateSet {
     name: Arc<str>,
-    templates: FastMap<Arc<str>, TemplateDef>,
+    templates: Arc<Templates>,
+    /// What this set added while `templates` was shared with clones (`tpl`'s text
+    /// added to a clone of a chart's set): looked up first. A chart's set holds
+    /// hundreds of templates, and `tpl` runs hundreds of times per render, so
+    /// copying the table for each was a cost of its own.
+    added: Templates,
     registry: Arc<Registry>,
     options: Options,
     /// What `tpl` parsed, by text. A chart's helpers often `tpl` every string of
@@ -40,6 +46,8 @@ pub struct TemplateSet {
 }
 
 type TplParses = Arc<Mutex<FastMap<Arc<str>, Arc<parser::Parsed>>>>;
+
+type Templates = FastMap<Arc<str>, TemplateDef>;
 
 fn empty_tree() -> &'static Tree {
     static EMPTY: OnceLock<Tree> = OnceLock::new();
@@ -68,7 +76,8 @@ impl TemplateSet {
     pub fn new(name: &str, registry: Arc<Registry>, options: Options) -> TemplateSet {
         TemplateSet {
             name: Arc::from(name),
-            templates: FastMap::default(),
+            templates: Arc::default(),
+            added: Templates::default(),
             registry,
             options,
             tpl_parses: TplParses::default(),
@@ -178,39 +187,60 @@ impl TemplateSet {
             if *tname == *name {
                 root_empty = empty;
             }
-            if empty && self.templates.contains_key(&tname) {
+            if empty && self.contains(&tname) {
                 continue;
             }
-            self.templates.insert(
-                tname.clone(),
-                TemplateDef {
-                    name: tname,
-                    tree: parsed.tree.clone(),
-                    root,
-                },
-            );
+            let def = TemplateDef {
+                name: tname.clone(),
+                tree: parsed.tree.clone(),
+                root,
+            };
+            match Arc::get_mut(&mut self.templates) {
+                Some(own) => {
+                    self.added.remove(&tname);
+                    own.insert(tname, def);
+                }
+                None => {
+                    self.added.insert(tname, def);
+                }
+            }
         }
         root_empty
     }
 
     pub fn lookup(&self, name: &str) -> Option<&TemplateDef> {
-        self.templates.get(name)
+        self.added.get(name).or_else(|| self.templates.get(name))
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.templates.contains_key(name)
+        self.added.contains_key(name) || self.templates.contains_key(name)
     }
 
     /// Template names in byte order.
     pub fn names(&self) -> Vec<&str> {
-        let mut v: Vec<&str> = self.templates.keys().map(|k| &**k).collect();
+        let mut v: Vec<&str> = self
+            .added
+            .keys()
+            .chain(
+                self.templates
+                    .keys()
+                    .filter(|k| !self.added.contains_key(*k)),
+            )
+            .map(|k| &**k)
+            .collect();
         v.sort_unstable();
         v
     }
 
     /// Removes a template (hosts that emulate `template.New` replacing a name).
     pub fn remove(&mut self, name: &str) -> Option<TemplateDef> {
-        self.templates.remove(name)
+        let added = self.added.remove(name);
+        let shared = if self.templates.contains_key(name) {
+            Arc::make_mut(&mut self.templates).remove(name)
+        } else {
+            None
+        };
+        added.or(shared)
     }
 
     /// Executes template `name` with `data` as `.` and `$`, returning its output.
@@ -317,6 +347,45 @@ mod tests {
         let other = set.parse_tpl(&text).expect("parses");
         assert!(!Arc::ptr_eq(&first, &other));
         assert_eq!(texts(&other), ["gotpl"]);
+    }
+
+    #[test]
+    fn a_clone_adds_and_removes_without_touching_the_original() {
+        let mut set = TemplateSet::new("gotpl", Arc::new(Registry::new()), Options::default());
+        set.parse("a", r#"{{ define "d" }}original{{ end }}A"#)
+            .expect("parses");
+        let run = |s: &TemplateSet, name: &str| {
+            s.execute(name, &Value::Nil, &Host::default())
+                .expect("runs")
+        };
+        let mut clone = set.clone();
+        // The clone shares the original's table, so its additions land on top.
+        assert!(Arc::ptr_eq(&set.templates, &clone.templates));
+        clone
+            .parse(
+                "b",
+                r#"{{ define "d" }}replaced{{ end }}{{ template "d" }}"#,
+            )
+            .expect("parses");
+        assert!(Arc::ptr_eq(&set.templates, &clone.templates));
+        assert_eq!(run(&clone, "b"), "replaced");
+        assert_eq!(clone.names(), ["a", "b", "d"]);
+        assert_eq!(set.names(), ["a", "d"]);
+        assert!(!set.contains("b"));
+        assert_eq!(run(&set, "d"), "original");
+        // An empty body keeps the definition there is, wherever it sits.
+        clone.parse("d", "{{/* nothing */}}").expect("parses");
+        assert_eq!(run(&clone, "d"), "replaced");
+        // Removing takes the name out of both layers.
+        assert!(clone.remove("d").is_some());
+        assert!(!clone.contains("d"));
+        assert!(clone.lookup("d").is_none());
+        assert_eq!(run(&set, "d"), "original");
+        // Alone again, the original adds to its own table.
+        drop(clone);
+        set.parse("c", "C").expect("parses");
+        assert!(set.added.is_empty());
+        assert_eq!(set.names(), ["a", "c", "d"]);
     }
 
     #[test]
