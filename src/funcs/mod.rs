@@ -107,16 +107,20 @@ fn sprig_helm4(r: &mut Registry) {
     r.register(dates::FUNCS_HELM4);
 }
 
+/// Room for every function of the largest table (Helmfile's), so that building
+/// one never regrows it (see [`Registry::with_capacity`]).
+const TABLE_ROOM: usize = 320;
+
 /// Sprig's functions alone, as Helm's `--name-template` sees them.
 pub fn sprig_registry(flavor: Flavor) -> Registry {
-    let mut r = Registry::new();
+    let mut r = Registry::with_capacity(TABLE_ROOM);
     sprig(&mut r, flavor);
     r
 }
 
 /// The functions Helm templates see.
 pub fn helm_registry(flavor: Flavor) -> Registry {
-    let mut r = Registry::new();
+    let mut r = Registry::with_capacity(TABLE_ROOM);
     sprig(&mut r, flavor);
     // Helm removes these from Sprig for hermetic renders.
     r.remove("env").remove("expandenv");
@@ -143,9 +147,33 @@ pub fn helm_registry(flavor: Flavor) -> Registry {
 
 /// The functions Helmfile state and values templates see.
 pub fn helmfile_registry() -> Registry {
-    let mut r = Registry::new();
+    let mut r = Registry::with_capacity(TABLE_ROOM);
     sprig(&mut r, Flavor::Helmfile);
     r.register(yaml::HELMFILE_FUNCS);
     helmfile::register(&mut r);
     r
+}
+
+#[cfg(test)]
+mod table_room {
+    use super::*;
+
+    #[test]
+    fn every_table_fits_the_room_reserved_for_it() {
+        let sizes = [
+            helm_registry(Flavor::Helm3).len(),
+            helm_registry(Flavor::Helm4).len(),
+            helmfile_registry().len(),
+            sprig_registry(Flavor::Helm4).len(),
+        ];
+        // hashbrown holds 7/8 of its buckets, and rounds the room up to them.
+        let holds = TABLE_ROOM.next_power_of_two() / 8 * 7;
+        for n in sizes {
+            assert!(n > 100, "{sizes:?}");
+            assert!(
+                n <= holds,
+                "{n} functions outgrow the room for {holds}: raise TABLE_ROOM"
+            );
+        }
+    }
 }

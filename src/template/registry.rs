@@ -219,11 +219,30 @@ impl Registry {
         Registry::default()
     }
 
+    /// An empty registry with room for `n` functions: a full table (Sprig's and
+    /// Helm's, several hundred) is built at the start of every run, and growing
+    /// it from empty rehashed it at each doubling, into fresh memory each time.
+    pub fn with_capacity(n: usize) -> Registry {
+        Registry {
+            funcs: FastMap::with_capacity_and_hasher(n, Default::default()),
+            methods: Vec::new(),
+        }
+    }
+
     pub fn register(&mut self, defs: &[FuncDef]) -> &mut Self {
         for d in defs {
             self.funcs.insert(d.name, *d);
         }
         self
+    }
+
+    /// How many functions it holds.
+    pub fn len(&self) -> usize {
+        self.funcs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.funcs.is_empty()
     }
 
     pub fn remove(&mut self, name: &str) -> &mut Self {
