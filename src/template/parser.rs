@@ -488,8 +488,11 @@ impl<'a> Parser<'a, '_> {
             }
             let n = self.text_or_action()?;
             match n {
-                Parsed1::End(s) | Parsed1::Else(s, _) => {
-                    return Err(self.errorf(format!("unexpected {s}")));
+                Parsed1::End => {
+                    return Err(self.errorf(format!("unexpected {}", self.delim_word("end"))));
+                }
+                Parsed1::Else(_) => {
+                    return Err(self.errorf(format!("unexpected {}", self.delim_word("else"))));
                 }
                 Parsed1::Node(n) => self.scratch.push(n),
             }
@@ -513,7 +516,8 @@ impl<'a> Parser<'a, '_> {
             self.ctx.name = n;
             self.expect(ItemType::RightDelim, context)?;
             let (root, end) = self.item_list()?;
-            if let Parsed1::Else(s, _) = end {
+            if let Parsed1::Else(_) = end {
+                let s = self.delim_word("else");
                 return Err(self.errorf(format!("unexpected {s} in {context}")));
             }
             let nm = self.ctx.name.clone();
@@ -751,8 +755,8 @@ impl<'a> Parser<'a, '_> {
         let (list, next) = listed?;
         let mut else_list = None;
         match next {
-            Parsed1::End(_) => {}
-            Parsed1::Else(_, else_pos) => {
+            Parsed1::End => {}
+            Parsed1::Else(else_pos) => {
                 let chained = if context == "if" && self.peek().typ() == ItemType::If {
                     Some("if")
                 } else if context == "with"
@@ -775,7 +779,8 @@ impl<'a> Parser<'a, '_> {
                     }));
                 } else {
                     let (l, next) = self.item_list()?;
-                    if let Parsed1::Else(s, _) = next {
+                    if let Parsed1::Else(_) = next {
+                        let s = self.delim_word("else");
                         return Err(self.errorf(format!("expected end; found {s}")));
                     }
                     else_list = Some(l);
@@ -802,22 +807,22 @@ impl<'a> Parser<'a, '_> {
     }
 
     fn end_control(&mut self) -> PResult<Parsed1> {
-        let t = self.expect(ItemType::RightDelim, "end")?;
-        Ok(Parsed1::End(self.delim_word("end", &t)))
+        self.expect(ItemType::RightDelim, "end")?;
+        Ok(Parsed1::End)
     }
 
     fn else_control(&mut self) -> PResult<Parsed1> {
         let peek = self.peek_non_space();
         if peek.typ() == ItemType::If || (self.level.else_with() && peek.typ() == ItemType::With) {
-            let s = self.delim_word("else", &peek);
-            return Ok(Parsed1::Else(s, peek.pos()));
+            return Ok(Parsed1::Else(peek.pos()));
         }
         let t = self.expect(ItemType::RightDelim, "else")?;
-        let s = self.delim_word("else", &t);
-        Ok(Parsed1::Else(s, t.pos()))
+        Ok(Parsed1::Else(t.pos()))
     }
 
-    fn delim_word(&self, word: &str, _t: &Item<'a>) -> String {
+    /// `{{end}}` or `{{else}}` in the lexer's delimiters, as error messages name
+    /// them; made only for a message (every `end` of a chart made one once).
+    fn delim_word(&self, word: &str) -> String {
         format!("{}{}{}", self.lex_left(), word, self.lex_right())
     }
 
@@ -844,7 +849,8 @@ impl<'a> Parser<'a, '_> {
         let body = self.item_list();
         let inner = std::mem::replace(&mut self.ctx, outer);
         let (root, end) = body?;
-        if let Parsed1::Else(s, _) = end {
+        if let Parsed1::Else(_) = end {
+            let s = self.delim_word("else");
             return Err(self.errorf(format!("unexpected {s} in {context}")));
         }
         let saved = std::mem::replace(&mut self.ctx, inner);
@@ -1080,11 +1086,11 @@ impl<'a> Parser<'a, '_> {
 }
 
 /// What `textOrAction` produced: a node, or one of the two pseudo-nodes that end a
-/// list (with their printed form, and for `else` its position and line).
+/// list (for `else`, its position).
 enum Parsed1 {
     Node(NodeId),
-    End(String),
-    Else(String, usize),
+    End,
+    Else(usize),
 }
 
 /// Go's `newNumber`: every valid reading of a number literal.
