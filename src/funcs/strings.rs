@@ -753,27 +753,37 @@ fn cat(args: &[Value]) -> FuncResult {
     s(parts.join(" "))
 }
 
-fn indent_str(spaces: i64, v: &str) -> Result<String, FuncError> {
+/// Sprig's `pad + strings.Replace(v, "\n", "\n"+pad, -1)`, after `prefix`, built
+/// in one buffer of the final size: charts pipe whole manifests through `nindent`,
+/// and building it as written copied each of them four times.
+fn indent_str(prefix: &str, spaces: i64, v: &str) -> Result<String, FuncError> {
     if spaces < 0 {
         return Err(FuncError::call("strings: negative Repeat count"));
     }
     let n = to_usize(spaces);
-    if n.saturating_mul(v.matches('\n').count() + 1) > MAX_REPEAT_BYTES {
+    let lines = memchr::memchr_iter(b'\n', v.as_bytes()).count() + 1;
+    if n.saturating_mul(lines) > MAX_REPEAT_BYTES {
         return Err(FuncError::call("strings: Repeat output length overflow"));
     }
     let pad = " ".repeat(n);
-    Ok(format!("{pad}{}", v.replace('\n', &format!("\n{pad}"))))
+    let mut out = String::with_capacity(prefix.len() + v.len() + n * lines);
+    out.push_str(prefix);
+    for (i, line) in v.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&pad);
+        out.push_str(line);
+    }
+    Ok(out)
 }
 
 fn indent(args: &[Value]) -> FuncResult {
-    s(indent_str(arg_int(args, 0)?, arg_str(args, 1)?)?)
+    s(indent_str("", arg_int(args, 0)?, arg_str(args, 1)?)?)
 }
 
 fn nindent(args: &[Value]) -> FuncResult {
-    s(format!(
-        "\n{}",
-        indent_str(arg_int(args, 0)?, arg_str(args, 1)?)?
-    ))
+    s(indent_str("\n", arg_int(args, 0)?, arg_str(args, 1)?)?)
 }
 
 fn replace(args: &[Value]) -> FuncResult {
