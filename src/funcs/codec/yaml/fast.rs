@@ -15,6 +15,8 @@
 //! texts the full decoder reads without error, to the same value; the tests hold
 //! it to that on every YAML file of the repository and on mutations of them.
 
+use std::collections::BTreeMap;
+
 use super::decode::{GoMap, GoValue};
 use super::resolve::{resolve, TIMESTAMP_TAG};
 use super::scanner::is_indicator;
@@ -22,6 +24,7 @@ use super::skim::{
     after_key_colon, before_comment, holds_mapping_value, is_dash, plain_key, plain_start,
     printable, rest_is_blank, scan_quoted, starts_key, Quoted,
 };
+use crate::template::{List, Map, Value};
 
 /// How deep this reader follows nesting before leaving the text to the decoder.
 const MAX_DEPTH: usize = 128;
@@ -31,6 +34,138 @@ const MAX_DEPTH: usize = 128;
 /// decoded into `map[string]interface{}`: the root must be a mapping, and its keys
 /// are their text as written (`on`, `1`), as go-yaml's string target takes them.
 pub(super) fn document(text: &str, string_keys: bool) -> Option<GoValue> {
+    read(text, GoSink { string_keys })
+}
+
+/// The value Helm reads from `text` (go-yaml's, then through JSON: every number a
+/// float64, keys strings), built directly rather than as a [`GoValue`] converted
+/// afterwards: a chart's values are most of what a render decodes. `None` where
+/// [`document`] would answer `None`, and also for a key that is not a string
+/// (`1:`, `on:`) or a number JSON cannot hold (`.inf`), whose conversion the
+/// caller's full path owns.
+pub(super) fn helm_document(text: &str) -> Option<Value> {
+    read(text, HelmSink)
+}
+
+/// What the reader builds its result with: go-yaml's values, or Helm's.
+trait Sink: Copy {
+    type Value;
+    type Key;
+    type Map: Default;
+    /// Whether the root must be a mapping (decoding into `map[string]interface{}`).
+    fn root_is_mapping(self) -> bool;
+    /// A plain key, of the root mapping when `root` (`None`: the decoder's to read).
+    fn plain_key(self, text: &str, root: bool) -> Option<Self::Key>;
+    fn quoted_key(self, text: String) -> Self::Key;
+    fn contains(map: &Self::Map, key: &Self::Key) -> bool;
+    fn insert(map: &mut Self::Map, key: Self::Key, value: Self::Value);
+    fn map(map: Self::Map) -> Self::Value;
+    fn seq(items: Vec<Self::Value>) -> Self::Value;
+    fn nil() -> Self::Value;
+    fn text(s: String) -> Self::Value;
+    /// A plain scalar (`None`: the decoder's to read).
+    fn scalar(s: &str) -> Option<Self::Value>;
+}
+
+#[derive(Clone, Copy)]
+struct GoSink {
+    /// As decoded into `map[string]interface{}`: keys are their text as written.
+    string_keys: bool,
+}
+
+impl Sink for GoSink {
+    type Value = GoValue;
+    type Key = GoValue;
+    type Map = GoMap;
+    fn root_is_mapping(self) -> bool {
+        self.string_keys
+    }
+    fn plain_key(self, text: &str, root: bool) -> Option<GoValue> {
+        match self.string_keys && root {
+            // Only the root is a `map[string]interface{}`; maps inside it are
+            // `map[interface{}]interface{}` and their keys typed.
+            true => Some(GoValue::Str(text.to_string())),
+            false => plain_value(text),
+        }
+    }
+    fn quoted_key(self, text: String) -> GoValue {
+        GoValue::Str(text)
+    }
+    fn contains(map: &GoMap, key: &GoValue) -> bool {
+        map.contains_key(key)
+    }
+    fn insert(map: &mut GoMap, key: GoValue, value: GoValue) {
+        map.insert(key, value);
+    }
+    fn map(map: GoMap) -> GoValue {
+        GoValue::Map(map)
+    }
+    fn seq(items: Vec<GoValue>) -> GoValue {
+        GoValue::Seq(items)
+    }
+    fn nil() -> GoValue {
+        GoValue::Nil
+    }
+    fn text(s: String) -> GoValue {
+        GoValue::Str(s)
+    }
+    fn scalar(s: &str) -> Option<GoValue> {
+        plain_value(s)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct HelmSink;
+
+impl Sink for HelmSink {
+    type Value = Value;
+    type Key = String;
+    type Map = BTreeMap<String, Value>;
+    fn root_is_mapping(self) -> bool {
+        false
+    }
+    fn plain_key(self, text: &str, _root: bool) -> Option<String> {
+        match plain_value(text)? {
+            GoValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn quoted_key(self, text: String) -> String {
+        text
+    }
+    fn contains(map: &Self::Map, key: &String) -> bool {
+        map.contains_key(key)
+    }
+    fn insert(map: &mut Self::Map, key: String, value: Value) {
+        map.insert(key, value);
+    }
+    fn map(map: Self::Map) -> Value {
+        Value::Map(Map::from_btree(map))
+    }
+    fn seq(items: Vec<Value>) -> Value {
+        Value::List(List::new(items))
+    }
+    fn nil() -> Value {
+        Value::Nil
+    }
+    fn text(s: String) -> Value {
+        Value::String(s.into())
+    }
+    fn scalar(s: &str) -> Option<Value> {
+        Some(match plain_value(s)? {
+            GoValue::Nil => Value::Nil,
+            GoValue::Bool(b) => Value::Bool(b),
+            GoValue::Int(i) => Value::Float(i as f64),
+            GoValue::Uint(u) => Value::Float(u as f64),
+            GoValue::Float(f) if f.is_finite() => Value::Float(f),
+            GoValue::Float(_) => return None,
+            GoValue::Str(s) => Value::String(s.into()),
+            GoValue::Seq(_) | GoValue::Map(_) => return None,
+        })
+    }
+}
+
+fn read<S: Sink>(text: &str, sink: S) -> Option<S::Value> {
     if !printable(text) || memchr::memchr2(b'\t', b'\r', text.as_bytes()).is_some() {
         return None;
     }
@@ -41,6 +176,7 @@ pub(super) fn document(text: &str, string_keys: bool) -> Option<GoValue> {
         head: None,
         depth: 0,
         ends_in_newline: body.is_some(),
+        sink,
     };
     // A `---` may open the document.
     if let Some(at) = r
@@ -60,18 +196,18 @@ pub(super) fn document(text: &str, string_keys: bool) -> Option<GoValue> {
         return None;
     }
     let v = if is_dash(rest) {
-        if string_keys {
+        if sink.root_is_mapping() {
             return None;
         }
         r.sequence(0, false)?
     } else {
-        r.mapping(0, string_keys)?
+        r.mapping(0, true)?
     };
     // Only blank and comment lines may follow the root.
     (r.peek().is_none() && !r.refused()).then_some(v)
 }
 
-struct Reader<'a> {
+struct Reader<'a, S> {
     lines: Vec<&'a str>,
     /// The line to read next.
     i: usize,
@@ -81,9 +217,10 @@ struct Reader<'a> {
     /// A block scalar on the last line without a newline is chomped differently;
     /// such texts are left to the decoder.
     ends_in_newline: bool,
+    sink: S,
 }
 
-impl<'a> Reader<'a> {
+impl<'a, S: Sink> Reader<'a, S> {
     /// The next line with content (skipping blank and comment lines): its
     /// indentation and text. Lines that would end the document are refused.
     fn peek(&mut self) -> Option<(usize, &'a str)> {
@@ -135,11 +272,11 @@ impl<'a> Reader<'a> {
         (self.depth <= MAX_DEPTH).then_some(())
     }
 
-    /// A block mapping whose keys stand in column `col`; with `string_keys`, keyed by
-    /// their text rather than their typed values.
-    fn mapping(&mut self, col: usize, string_keys: bool) -> Option<GoValue> {
+    /// A block mapping whose keys stand in column `col`; `root` for the document's
+    /// own (see [`Sink::plain_key`]).
+    fn mapping(&mut self, col: usize, root: bool) -> Option<S::Value> {
         self.enter()?;
-        let mut m = GoMap::new();
+        let mut m = S::Map::default();
         while let Some(rest) = self.line_in(col)? {
             if is_dash(rest) {
                 return None;
@@ -148,21 +285,17 @@ impl<'a> Reader<'a> {
                 q @ (b'"' | b'\'') => match scan_quoted(rest.as_bytes(), q, 1) {
                     // A simple key is at most 1024 characters.
                     Quoted::Closed(end) if end <= 512 => (
-                        GoValue::Str(unquote(&rest[1..end - 1], q)?),
+                        self.sink.quoted_key(unquote(&rest[1..end - 1], q)?),
                         after_key_colon(&rest[end..])?,
                     ),
                     _ => return None,
                 },
                 _ => {
                     let (key, after) = plain_key(rest)?;
-                    let key = match string_keys {
-                        true => GoValue::Str(key.to_string()),
-                        false => plain_value(key)?,
-                    };
-                    (key, after)
+                    (self.sink.plain_key(key, root)?, after)
                 }
             };
-            if m.contains_key(&key) {
+            if S::contains(&m, &key) {
                 return None;
             }
             self.advance();
@@ -171,15 +304,15 @@ impl<'a> Reader<'a> {
             } else {
                 self.inline(col, after.trim_start_matches(' '))?
             };
-            m.insert(key, value);
+            S::insert(&mut m, key, value);
         }
         self.depth -= 1;
-        Some(GoValue::Map(m))
+        Some(S::map(m))
     }
 
     /// A block sequence whose dashes stand in column `col`; an indentless one (the
     /// value of a key in the same column) ends at the first line that is no dash.
-    fn sequence(&mut self, col: usize, indentless: bool) -> Option<GoValue> {
+    fn sequence(&mut self, col: usize, indentless: bool) -> Option<S::Value> {
         self.enter()?;
         let mut items = Vec::new();
         while let Some(rest) = self.line_in(col)? {
@@ -209,14 +342,14 @@ impl<'a> Reader<'a> {
             }
         }
         self.depth -= 1;
-        Some(GoValue::Seq(items))
+        Some(S::seq(items))
     }
 
     /// The value of a key (or dash) in column `col` with nothing after it on its
     /// line: a collection on the lines below, or null.
-    fn below(&mut self, col: usize, allow_indentless: bool) -> Option<GoValue> {
+    fn below(&mut self, col: usize, allow_indentless: bool) -> Option<S::Value> {
         let Some((indent, rest)) = self.peek() else {
-            return (!self.refused()).then_some(GoValue::Nil);
+            return (!self.refused()).then(S::nil);
         };
         if indent > col {
             if is_dash(rest) {
@@ -231,27 +364,27 @@ impl<'a> Reader<'a> {
         } else if indent == col && allow_indentless && is_dash(rest) {
             self.sequence(col, true)
         } else {
-            Some(GoValue::Nil)
+            Some(S::nil())
         }
     }
 
     /// A value written on the line of its key or dash; `col` is the column of the
     /// collection holding it. Line `i` is already the one after it.
-    fn inline(&mut self, col: usize, v: &'a str) -> Option<GoValue> {
+    fn inline(&mut self, col: usize, v: &'a str) -> Option<S::Value> {
         let value = match v.as_bytes().first()? {
             &q @ (b'"' | b'\'') => match scan_quoted(v.as_bytes(), q, 1) {
                 Quoted::Closed(end) if rest_is_blank(&v[end..]) => {
-                    GoValue::Str(unquote(&v[1..end - 1], q)?)
+                    S::text(unquote(&v[1..end - 1], q)?)
                 }
                 _ => return None,
             },
             b'|' => return self.literal(col, &v[1..]),
             b'[' if !v.starts_with("[]") => {
-                let (items, end) = flow_sequence(v)?;
+                let (items, end) = flow_sequence::<S>(v)?;
                 if !rest_is_blank(&v[end..]) {
                     return None;
                 }
-                GoValue::Seq(items)
+                S::seq(items)
             }
             b'{' | b'[' => {
                 let (pair, rest) = v.split_at_checked(2)?;
@@ -259,8 +392,8 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 match pair {
-                    "{}" => GoValue::Map(GoMap::new()),
-                    "[]" => GoValue::Seq(Vec::new()),
+                    "{}" => S::map(S::Map::default()),
+                    "[]" => S::seq(Vec::new()),
                     _ => return None,
                 }
             }
@@ -270,7 +403,7 @@ impl<'a> Reader<'a> {
                 if holds_mapping_value(scalar) {
                     return None;
                 }
-                plain_value(scalar)?
+                S::scalar(scalar)?
             }
         };
         // Nothing may be indented deeper below a value that ended on its line: a
@@ -284,7 +417,7 @@ impl<'a> Reader<'a> {
 
     /// A literal block scalar (`|`, `|-`, `|+`) under a collection in column `col`;
     /// `header` is what follows the `|`.
-    fn literal(&mut self, col: usize, header: &str) -> Option<GoValue> {
+    fn literal(&mut self, col: usize, header: &str) -> Option<S::Value> {
         #[derive(PartialEq)]
         enum Chomp {
             Clip,
@@ -335,7 +468,7 @@ impl<'a> Reader<'a> {
             Chomp::Clip => out.push('\n'),
             Chomp::Keep => out.extend(std::iter::repeat_n('\n', blanks + 1)),
         }
-        Some(GoValue::Str(out))
+        Some(S::text(out))
     }
 }
 
@@ -353,7 +486,7 @@ fn plain_value(s: &str) -> Option<GoValue> {
 /// A flow sequence of scalars closing on its line (`["a", b, 1]`), and the byte
 /// past its `]`. Plain items are only the unremarkable ones: no indicators at
 /// their start, no `:`, `#`, quotes or brackets inside.
-fn flow_sequence(v: &str) -> Option<(Vec<GoValue>, usize)> {
+fn flow_sequence<S: Sink>(v: &str) -> Option<(Vec<S::Value>, usize)> {
     let b = v.as_bytes();
     let skip = |mut i: usize| {
         while b.get(i) == Some(&b' ') {
@@ -370,7 +503,7 @@ fn flow_sequence(v: &str) -> Option<(Vec<GoValue>, usize)> {
                 Quoted::Closed(end) => {
                     let s = unquote(&v[i + 1..end - 1], c)?;
                     i = end;
-                    GoValue::Str(s)
+                    S::text(s)
                 }
                 _ => return None,
             },
@@ -385,7 +518,7 @@ fn flow_sequence(v: &str) -> Option<(Vec<GoValue>, usize)> {
                     return None;
                 }
                 i += len;
-                plain_value(text)?
+                S::scalar(text)?
             }
         };
         items.push(item);
@@ -454,9 +587,30 @@ mod tests {
         }
     }
 
-    /// Holds the reader to its promise on `text`, for both targets; whether it read
-    /// it (into `interface{}`).
+    /// Holds [`helm_document`] to the decoder's Helm path (the full decoder, then
+    /// the conversion through JSON) on `text`.
+    fn helm_agrees(text: &str) {
+        let Some(fast) = helm_document(text) else {
+            return;
+        };
+        let opts = super::super::DecodeOptions {
+            mode: super::super::Mode::Helm(super::super::HelmTarget::Any),
+            strict: false,
+        };
+        let doc = parse_first(text).expect("parses");
+        match super::super::decode_doc(doc.as_ref(), text, &opts, false) {
+            Ok((slow, _)) => assert!(
+                fast.deep_equal(&slow) && fast.type_name() == slow.type_name(),
+                "Helm values differ for:\n{text}\nfast: {fast:?}\nfull: {slow:?}"
+            ),
+            Err(e) => panic!("read a text Helm rejects:\n{text}\n{}", e.message),
+        }
+    }
+
+    /// Holds the reader to its promise on `text`, for both targets and as Helm
+    /// reads it; whether it read it (into `interface{}`).
     fn agrees(text: &str) -> bool {
+        helm_agrees(text);
         let mut read = false;
         for (string_keys, target) in [(false, Target::Interface), (true, Target::StringMap)] {
             let Some(fast) = document(text, string_keys) else {
@@ -472,6 +626,19 @@ mod tests {
             }
         }
         read
+    }
+
+    #[test]
+    fn builds_helm_values_directly_where_it_can() {
+        let v = helm_document("a: 1\nb: [x, 2]\nc:\n  d: ~\n").expect("read");
+        let want = "map[a:1 b:[x 2] c:map[d:<nil>]]";
+        assert_eq!(crate::template::fmt::sprint(std::slice::from_ref(&v)), want);
+        assert!(matches!(v, Value::Map(ref m) if matches!(m.get("a"), Some(Value::Float(_)))));
+        // Keys that are not strings, and numbers JSON cannot hold, go the long way.
+        for text in ["1: x\n", "on: x\n", "a: .inf\n", "a:\n  ~: 1\n"] {
+            assert!(helm_document(text).is_none(), "{text}");
+            helm_agrees(text);
+        }
     }
 
     #[test]

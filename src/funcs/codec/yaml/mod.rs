@@ -474,6 +474,11 @@ pub fn decode_uncached(text: &str, opts: &DecodeOptions) -> Result<Value, YamlEr
     // is unsure of, and every error, comes from the full decoder below. (Strict
     // decoding reports repeated keys, which that reader never accepts anyway.)
     if !opts.strict {
+        if let Mode::Helm(target) = opts.mode {
+            if let Some(v) = fast::helm_document(text) {
+                return helm_target(v, target, text);
+            }
+        }
         let string_keys = matches!(opts.mode, Mode::HelmfileMap);
         if let Some(v) = fast::document(text, string_keys) {
             if let Ok((value, _)) = convert(v, text, opts) {
@@ -814,6 +819,11 @@ fn helm_convert(v: GoValue, target: HelmTarget, text: &str) -> Result<Value, Yam
             gofmt::format_g(f, false)
         )));
     }
+    helm_target(value, target, text)
+}
+
+/// What Helm's `yaml.Unmarshal` into `target` makes of a JSON-able `value`.
+fn helm_target(value: Value, target: HelmTarget, text: &str) -> Result<Value, YamlError> {
     let mismatch = |v: &Value, ty: &str| {
         YamlError::new(
             YamlErrorKind::Target,
