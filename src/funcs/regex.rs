@@ -83,10 +83,74 @@ pub static FUNCS: &[FuncDef] = &[
 /// A compiled Go regular expression.
 #[derive(Debug)]
 pub struct GoRegex {
-    re: regex::Regex,
+    /// The pattern in the crate's syntax.
+    pattern: String,
+    /// The pattern compiled as is, for text that is not all ASCII: built on first
+    /// need when `ascii` exists (`None` if it then exceeds the size limit).
+    unicode: std::sync::OnceLock<Option<regex::Regex>>,
+    /// The pattern compiled without Unicode, on bytes, for text that is all ASCII.
+    ///
+    /// Why: the crate compiles a class that spans Unicode (`[^a-z0-9]`, `.`) into
+    /// a UTF-8 automaton through a table of 10,000 entries it allocates and clears
+    /// for each compile: 2.8% of a render of grafana's chart, for its one pattern.
+    /// On ASCII text such a pattern matches exactly as the byte-wise one does:
+    /// classes, `.` and `\b` (ASCII in Go) decide alike on ASCII characters, and
+    /// offsets are the same. Case folding is the exception (`(?i)ſ` matches `s`),
+    /// so only patterns written in ASCII get this form; one that does not compile
+    /// so (`\pL`) has none.
+    ascii: Option<regex::bytes::Regex>,
     /// Capture group names by index (index 0 is the whole match); `""` if unnamed.
     names: Vec<String>,
     expr: String,
+}
+
+/// The compiled form that searches a given text (see [`GoRegex::ascii`]).
+enum Engine<'r> {
+    Ascii(&'r regex::bytes::Regex),
+    Unicode(&'r regex::Regex),
+}
+
+/// One match's group spans (`None` for a group that did not take part).
+type Spans = Vec<Option<(usize, usize)>>;
+
+impl Engine<'_> {
+    /// Group spans of the leftmost match at or after `pos` (context before `pos`
+    /// counts for `^` and `\b`), Go's `doExecute`.
+    fn exec(&self, s: &str, pos: usize) -> Option<Spans> {
+        match self {
+            Engine::Ascii(re) => {
+                let caps = re.captures_at(s.as_bytes(), pos)?;
+                Some(
+                    (0..caps.len())
+                        .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
+                        .collect(),
+                )
+            }
+            Engine::Unicode(re) => {
+                let caps = re.captures_at(s, pos)?;
+                Some(
+                    (0..caps.len())
+                        .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    fn is_match(&self, s: &str) -> bool {
+        match self {
+            Engine::Ascii(re) => re.is_match(s.as_bytes()),
+            Engine::Unicode(re) => re.is_match(s),
+        }
+    }
+
+    fn find<'s>(&self, s: &'s str) -> Option<&'s str> {
+        let (a, b) = match self {
+            Engine::Ascii(re) => re.find(s.as_bytes()).map(|m| (m.start(), m.end()))?,
+            Engine::Unicode(re) => re.find(s).map(|m| (m.start(), m.end()))?,
+        };
+        s.get(a..b)
+    }
 }
 
 /// A Go `regexp/syntax` error: `error parsing regexp: CODE: `EXPR``.
@@ -691,6 +755,17 @@ fn parse_repeat(s: &str) -> Option<(i64, i64, usize)> {
     Some((min, max, i + 1))
 }
 
+/// The crate's compile size limit for Go patterns (far above what Go's own
+/// parser limits let through).
+const SIZE_LIMIT: usize = 1 << 28;
+
+fn unicode_regex(pattern: &str) -> Option<regex::Regex> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(SIZE_LIMIT)
+        .build()
+        .ok()
+}
+
 impl GoRegex {
     /// Go's regexp.Compile.
     pub fn compile(expr: &str) -> Result<GoRegex, SyntaxError> {
@@ -710,37 +785,60 @@ impl GoRegex {
             stack: Vec::new(),
         };
         let (pattern, names) = t.run()?;
-        let re = regex::RegexBuilder::new(&pattern)
-            .size_limit(1 << 28)
-            .build()
-            .map_err(|_| err(TOO_LARGE, expr))?;
+        let ascii = expr
+            .is_ascii()
+            .then(|| {
+                regex::bytes::RegexBuilder::new(&pattern)
+                    .unicode(false)
+                    .size_limit(SIZE_LIMIT)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        let unicode = std::sync::OnceLock::new();
+        if ascii.is_none() {
+            let re = unicode_regex(&pattern).ok_or_else(|| err(TOO_LARGE, expr))?;
+            let _ = unicode.set(Some(re));
+        }
         Ok(GoRegex {
-            re,
+            pattern,
+            unicode,
+            ascii,
             names,
             expr: expr.to_string(),
         })
     }
 
-    /// Group spans of the leftmost match at or after `pos` (context before `pos`
-    /// counts for `^` and `\b`), Go's `doExecute`.
-    fn exec(&self, s: &str, pos: usize) -> Option<Vec<Option<(usize, usize)>>> {
-        let caps = self.re.captures_at(s, pos)?;
-        Some(
-            (0..caps.len())
-                .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
-                .collect(),
-        )
+    /// The compiled form for searching `s` (`None` only when the Unicode form,
+    /// built late, exceeds the size limit the ASCII one kept to).
+    fn engine(&self, s: &str) -> Option<Engine<'_>> {
+        if let Some(re) = &self.ascii {
+            if s.is_ascii() {
+                return Some(Engine::Ascii(re));
+            }
+        }
+        self.unicode
+            .get_or_init(|| unicode_regex(&self.pattern))
+            .as_ref()
+            .map(Engine::Unicode)
+    }
+
+    fn exec(&self, s: &str, pos: usize) -> Option<Spans> {
+        self.engine(s)?.exec(s, pos)
     }
 
     /// Go's allMatches: successive matches, skipping an empty match that abuts the
     /// previous one; at most `n` (negative: all).
-    fn all_matches(&self, s: &str, n: i64) -> Vec<Vec<Option<(usize, usize)>>> {
+    fn all_matches(&self, s: &str, n: i64) -> Vec<Spans> {
+        let Some(engine) = self.engine(s) else {
+            return Vec::new();
+        };
         let limit = if n < 0 { s.len() as i64 + 1 } else { n };
         let mut out = Vec::new();
         let mut pos = 0usize;
         let mut prev_end: Option<usize> = None;
         while (out.len() as i64) < limit && pos <= s.len() {
-            let Some(m) = self.exec(s, pos) else { break };
+            let Some(m) = engine.exec(s, pos) else { break };
             let Some((ms, me)) = m[0] else { break };
             let mut accept = true;
             if me == pos {
@@ -795,11 +893,11 @@ impl GoRegex {
     }
 
     pub fn is_match(&self, s: &str) -> bool {
-        self.re.is_match(s)
+        self.engine(s).is_some_and(|e| e.is_match(s))
     }
 
     pub fn find<'s>(&self, s: &'s str) -> Option<&'s str> {
-        self.re.find(s).map(|m| m.as_str())
+        self.engine(s)?.find(s)
     }
 
     pub fn find_all<'s>(&self, s: &'s str, n: i64) -> Vec<&'s str> {
@@ -839,10 +937,14 @@ impl GoRegex {
     /// Go's replaceAll loop; `literal` skips `$` expansion.
     pub fn replace_all(&self, src: &str, repl: &str, literal: bool) -> String {
         let mut buf = String::with_capacity(src.len());
+        let Some(engine) = self.engine(src) else {
+            buf.push_str(src);
+            return buf;
+        };
         let mut last_end = 0usize;
         let mut search = 0usize;
         while search <= src.len() {
-            let Some(m) = self.exec(src, search) else {
+            let Some(m) = engine.exec(src, search) else {
                 break;
             };
             let Some((ms, me)) = m[0] else { break };
@@ -1093,6 +1195,66 @@ fn regex_quote_meta(args: &[Value]) -> FuncResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ascii_form_matches_as_the_unicode_form_on_ascii_text() {
+        let patterns = [
+            "[^a-zA-Z0-9._-]+",
+            ".",
+            "(?s).+",
+            "(?i)k+",
+            r"\b\w+\b",
+            r"^v?\d+(\.\d+)?",
+            "(a|b)*c",
+            "[[:alpha:]]+",
+            r"\s+",
+            "x*",
+            "(?m)^a$",
+            r"[^\x00-\x7f]",
+            r"\B.\B",
+            "(?U)a+?",
+        ];
+        let texts = [
+            "",
+            "abc",
+            "a-b_c.d!",
+            "hello world\nfoo",
+            "K k kelvin",
+            "v1.2.3 and 10",
+            "  x  ",
+            "a\na\n",
+            "aaab",
+        ];
+        for p in patterns {
+            let re = GoRegex::compile(p).expect("compiles");
+            let ascii = re
+                .ascii
+                .as_ref()
+                .expect("an ASCII pattern has the ASCII form");
+            let unicode = unicode_regex(&re.pattern).expect("compiles");
+            for t in texts {
+                for pos in 0..=t.len() {
+                    assert_eq!(
+                        Engine::Ascii(ascii).exec(t, pos),
+                        Engine::Unicode(&unicode).exec(t, pos),
+                        "{p:?} on {t:?} at {pos}"
+                    );
+                }
+            }
+        }
+        // Text that is not all ASCII takes the Unicode form, built on demand.
+        let re = GoRegex::compile("[^a-z]").expect("compiles");
+        assert!(re.unicode.get().is_none());
+        assert_eq!(re.find_all("aébc", -1), ["é"]);
+        assert!(re.unicode.get().is_some());
+        // Patterns with Unicode classes or letters have no ASCII form.
+        for p in [r"\pL", "ſ", "(?i)é"] {
+            assert!(
+                GoRegex::compile(p).expect("compiles").ascii.is_none(),
+                "{p}"
+            );
+        }
+    }
 
     fn compile_error(expr: &str) -> String {
         match GoRegex::compile(expr) {
