@@ -667,7 +667,9 @@ pub fn sort_manifests(
 }
 
 /// A CRD file printed by `--include-crds`. Its content is read on first use (see
-/// `loader::read_at_load`): a render without that flag never needs it.
+/// `loader::read_at_load`): a render without that flag never needs it, and one
+/// with it reads every CRD before it succeeds (`render::crd_objects`), so a file
+/// that cannot be read is that render's error rather than an empty document.
 #[derive(Clone, Debug)]
 pub struct CrdFile {
     pub path: String,

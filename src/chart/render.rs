@@ -305,19 +305,31 @@ fn sort_templates(r: &mut [Renderable]) {
     });
 }
 
-/// CRD files of the chart and its enabled subcharts (`CRDObjects`).
-fn crd_objects(node: &Node, path: &str, out: &mut Vec<CrdFile>) {
+/// CRD files of the chart and its enabled subcharts (`CRDObjects`). They are read
+/// on first use (see `loader::read_at_load`); when they will be printed (`read`)
+/// they are read here, so that one that cannot be read fails the render with the
+/// load error Helm gives, instead of printing empty.
+fn crd_objects(
+    node: &Node,
+    path: &str,
+    read: bool,
+    out: &mut Vec<CrdFile>,
+) -> Result<(), ChartError> {
     for f in &node.chart.files {
         let lower = f.name.to_ascii_lowercase();
         if f.name.starts_with("crds/")
             && (lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json"))
         {
+            if read {
+                f.read().map_err(ChartError::load)?;
+            }
             out.push(CrdFile::new(format!("{path}/{}", f.name), f.clone()));
         }
     }
     for d in &node.deps {
-        crd_objects(d, &format!("{path}/charts/{}", d.name), out);
+        crd_objects(d, &format!("{path}/charts/{}", d.name), read, out)?;
     }
+    Ok(())
 }
 
 /// An empty template set as Helm's renderer starts it: its function table, its Go
@@ -979,7 +991,7 @@ fn render_logging(
     })?;
     warnings.extend(sorted.logs.iter().cloned());
     let mut crds = Vec::new();
-    crd_objects(&root, &root.name, &mut crds);
+    crd_objects(&root, &root.name, opts.include_crds, &mut crds)?;
 
     Ok(Rendered {
         helm,
@@ -997,6 +1009,44 @@ fn render_logging(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn crds_are_read_when_printed_and_a_lost_one_fails_the_render() {
+        let dir = std::env::temp_dir().join(format!("stackproof-crds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("templates")).expect("dir");
+        std::fs::create_dir_all(dir.join("crds")).expect("dir");
+        let write = |rel: &str, text: &str| std::fs::write(dir.join(rel), text).expect("write");
+        write("Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n");
+        write("templates/cm.yaml", "kind: ConfigMap\n");
+        write("crds/c.yaml", "kind: CustomResourceDefinition\n");
+        let vfs = Vfs::real();
+        let chart = Chart::load(&dir, &vfs).expect("loads");
+        let with_crds = RenderOptions {
+            include_crds: true,
+            ..RenderOptions::default()
+        };
+        let out = render(&chart, &with_crds, &vfs)
+            .and_then(|r| r.helm_output())
+            .expect("renders");
+        assert!(
+            out.contains("# Source: c/crds/c.yaml\nkind: CustomResourceDefinition"),
+            "{out}"
+        );
+
+        // Removed after the load: printing it fails as Helm's load would have;
+        // a render that does not print CRDs never reads it.
+        let chart = Chart::load(&dir, &vfs).expect("loads");
+        std::fs::remove_file(dir.join("crds/c.yaml")).expect("remove");
+        let err = render(&chart, &with_crds, &vfs).err().expect("fails");
+        assert!(
+            err.message.starts_with("error reading crds/c.yaml"),
+            "{}",
+            err.message
+        );
+        assert!(render(&chart, &RenderOptions::default(), &vfs).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn release_name_checks_as_helm() {

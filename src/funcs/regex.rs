@@ -117,22 +117,17 @@ impl Engine<'_> {
     /// Group spans of the leftmost match at or after `pos` (context before `pos`
     /// counts for `^` and `\b`), Go's `doExecute`.
     fn exec(&self, s: &str, pos: usize) -> Option<Spans> {
+        let spans = |n: usize, get: &dyn Fn(usize) -> Option<(usize, usize)>| {
+            Some((0..n).map(get).collect())
+        };
         match self {
             Engine::Ascii(re) => {
-                let caps = re.captures_at(s.as_bytes(), pos)?;
-                Some(
-                    (0..caps.len())
-                        .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
-                        .collect(),
-                )
+                let c = re.captures_at(s.as_bytes(), pos)?;
+                spans(c.len(), &|i| c.get(i).map(|m| (m.start(), m.end())))
             }
             Engine::Unicode(re) => {
-                let caps = re.captures_at(s, pos)?;
-                Some(
-                    (0..caps.len())
-                        .map(|i| caps.get(i).map(|m| (m.start(), m.end())))
-                        .collect(),
-                )
+                let c = re.captures_at(s, pos)?;
+                spans(c.len(), &|i| c.get(i).map(|m| (m.start(), m.end())))
             }
         }
     }
@@ -759,6 +754,14 @@ fn parse_repeat(s: &str) -> Option<(i64, i64, usize)> {
 /// parser limits let through).
 const SIZE_LIMIT: usize = 1 << 28;
 
+/// The largest byte-wise form kept beside a Unicode form that is compiled only
+/// when first needed. A larger pattern compiles its Unicode form at once, so that
+/// one too large for [`SIZE_LIMIT`] fails `compile` as it always did, rather than
+/// failing later, at a search, where no error can be given. A class compiles to
+/// a few dozen UTF-8 states where its byte-wise form has one, far short of the
+/// factor of 1,024 between the two limits.
+const ASCII_SIZE_LIMIT: usize = SIZE_LIMIT >> 10;
+
 fn unicode_regex(pattern: &str) -> Option<regex::Regex> {
     regex::RegexBuilder::new(pattern)
         .size_limit(SIZE_LIMIT)
@@ -790,7 +793,7 @@ impl GoRegex {
             .then(|| {
                 regex::bytes::RegexBuilder::new(&pattern)
                     .unicode(false)
-                    .size_limit(SIZE_LIMIT)
+                    .size_limit(ASCII_SIZE_LIMIT)
                     .build()
                     .ok()
             })
@@ -809,8 +812,8 @@ impl GoRegex {
         })
     }
 
-    /// The compiled form for searching `s` (`None` only when the Unicode form,
-    /// built late, exceeds the size limit the ASCII one kept to).
+    /// The compiled form for searching `s` (`None` only if the Unicode form,
+    /// built late, exceeded its size limit, which [`ASCII_SIZE_LIMIT`] rules out).
     fn engine(&self, s: &str) -> Option<Engine<'_>> {
         if let Some(re) = &self.ascii {
             if s.is_ascii() {

@@ -213,7 +213,7 @@ impl TemplateSet {
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.added.contains_key(name) || self.templates.contains_key(name)
+        self.lookup(name).is_some()
     }
 
     /// Template names in byte order.
@@ -221,14 +221,11 @@ impl TemplateSet {
         let mut v: Vec<&str> = self
             .added
             .keys()
-            .chain(
-                self.templates
-                    .keys()
-                    .filter(|k| !self.added.contains_key(*k)),
-            )
+            .chain(self.templates.keys())
             .map(|k| &**k)
             .collect();
         v.sort_unstable();
+        v.dedup();
         v
     }
 

@@ -152,16 +152,12 @@ impl Sink for HelmSink {
         Value::String(s.into())
     }
     fn scalar(s: &str) -> Option<Value> {
-        Some(match plain_value(s)? {
-            GoValue::Nil => Value::Nil,
-            GoValue::Bool(b) => Value::Bool(b),
-            GoValue::Int(i) => Value::Float(i as f64),
-            GoValue::Uint(u) => Value::Float(u as f64),
-            GoValue::Float(f) if f.is_finite() => Value::Float(f),
-            GoValue::Float(_) => return None,
-            GoValue::Str(s) => Value::String(s.into()),
-            GoValue::Seq(_) | GoValue::Map(_) => return None,
-        })
+        // Converted as the long path converts it; a number JSON cannot hold is that
+        // path's to report.
+        match super::helm_jsonable(plain_value(s)?).ok()? {
+            Value::Float(f) if !f.is_finite() => None,
+            v => Some(v),
+        }
     }
 }
 
