@@ -296,13 +296,18 @@ fn collect(
 }
 
 /// Helm's `sortTemplates`: more path segments first, then reverse byte order.
-fn sort_templates(r: &mut [Renderable]) {
-    r.sort_by(|a, b| {
-        let ca = a.name.matches('/').count();
-        let cb = b.name.matches('/').count();
-        cb.cmp(&ca)
+/// Each name's depth is counted once, not at each of the sort's comparisons (a
+/// chart with a library of a hundred helpers compares names about 700 times).
+fn sort_templates(r: &mut Vec<Renderable>) {
+    let mut keyed: Vec<(usize, Renderable)> = r
+        .drain(..)
+        .map(|t| (memchr::memchr_iter(b'/', t.name.as_bytes()).count(), t))
+        .collect();
+    keyed.sort_by(|(da, a), (db, b)| {
+        db.cmp(da)
             .then_with(|| b.name.as_bytes().cmp(a.name.as_bytes()))
     });
+    r.extend(keyed.into_iter().map(|(_, t)| t));
 }
 
 /// CRD files of the chart and its enabled subcharts (`CRDObjects`). They are read

@@ -335,12 +335,14 @@ impl Map {
 
     /// An independent copy, recursively copying nested maps (Sprig `deepCopy`).
     pub fn deep_copy(&self) -> Map {
-        let copied = self
-            .inner
-            .read()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.deep_copy()))
-            .collect();
+        // The tree's own clone copies its nodes as they are; collecting the
+        // entries instead would buffer, sort and deduplicate keys already sorted.
+        let mut copied = self.inner.read().clone();
+        for v in copied.values_mut() {
+            if matches!(v, Value::Map(_) | Value::List(_)) {
+                *v = v.deep_copy();
+            }
+        }
         Map {
             inner: Arc::new(RwLock::new(copied)),
             ty: self.ty,
