@@ -75,9 +75,7 @@ impl Hasher for NameHasher {
         // step per byte.
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+            h = (h.rotate_left(5) ^ tail_word(rest)).wrapping_mul(K);
         }
         self.0 = h;
     }
@@ -91,6 +89,22 @@ impl Hasher for NameHasher {
     fn finish(&self) -> u64 {
         self.0
     }
+}
+
+/// One to seven bytes as a word, read in place by two overlapping loads (or three
+/// single bytes below four), with the length in the top byte. Copying them into a
+/// zeroed buffer first made the word's load wait on the copy's stores.
+fn tail_word(b: &[u8]) -> u64 {
+    let n = b.len();
+    let word = if n >= 4 {
+        let (mut lo, mut hi) = ([0u8; 4], [0u8; 4]);
+        lo.copy_from_slice(&b[..4]);
+        hi.copy_from_slice(&b[n - 4..]);
+        u64::from(u32::from_le_bytes(lo)) | (u64::from(u32::from_le_bytes(hi)) << 32)
+    } else {
+        u64::from(b[0]) | (u64::from(b[n / 2]) << 8) | (u64::from(b[n - 1]) << 16)
+    };
+    word ^ ((n as u64) << 56)
 }
 
 /// Every identifier, field name, variable name and escape-free string literal of
