@@ -512,8 +512,15 @@ fn signature_algorithm(signer: &PrivKey) -> Result<Vec<u8>, String> {
 fn sign(signer: &PrivKey, tbs: &[u8]) -> Result<Vec<u8>, String> {
     match signer {
         PrivKey::Rsa(k) => {
+            use rsa::traits::SignatureScheme;
             let digest = Sha256::digest(tbs);
-            k.sign(rsa::Pkcs1v15Sign::new::<Sha256>(), &digest)
+            // Without blinding, which hides a live signer's key from whoever times
+            // it, at the price of a 2048-bit inverse and draws from the system's
+            // random source per signature (1.79 against 1.00 ms per signature with
+            // a 2048-bit key, quick build). The signature, a function of the key
+            // and the message only, is the same either way.
+            rsa::Pkcs1v15Sign::new::<Sha256>()
+                .sign(None::<&mut rand_chacha::ChaCha20Rng>, k, &digest)
                 .map_err(|e| e.to_string())
         }
         PrivKey::Ecdsa(k) => {
