@@ -125,6 +125,21 @@ impl<'a> Item<'a> {
         }
     }
 
+    /// The token's two words, for a holder that keeps them apart (see the
+    /// parser's look-ahead).
+    pub(crate) fn raw(self) -> (u64, u64) {
+        (self.span, self.kind)
+    }
+
+    /// A token from the words [`Item::raw`] gave.
+    pub(crate) fn from_raw(span: u64, kind: u64) -> Item<'a> {
+        Item {
+            span,
+            kind,
+            src: PhantomData,
+        }
+    }
+
     /// The token's type.
     pub fn typ(&self) -> ItemType {
         ITEM_TYPES
