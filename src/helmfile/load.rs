@@ -354,6 +354,7 @@ impl Loader<'_> {
                     locate_by_quoted_name(e, &abs, &content)
                 })?;
             let mut current = current;
+            let mut tracer = LineTracer::new(part, &rendered);
             for r in current
                 .spec
                 .releases
@@ -361,7 +362,7 @@ impl Loader<'_> {
                 .chain(current.spec.templates.values_mut())
             {
                 if r.origin.is_none() && r.line > 0 {
-                    let l = trace_template_line(part, &rendered, r.line).unwrap_or(r.line);
+                    let l = tracer.trace(r.line).unwrap_or(r.line);
                     r.origin = Some((abs.clone(), part_offset + l));
                 }
             }
@@ -1030,87 +1031,134 @@ fn locate_by_quoted_name(e: HelmfileError, abs: &Path, content: &str) -> Helmfil
 /// matches, the most specific ones win, and among those the nearest to the rendered
 /// position (templates mostly keep their line structure).
 pub fn trace_template_line(source: &str, rendered: &str, rendered_line: usize) -> Option<usize> {
-    let target = rendered.lines().nth(rendered_line.checked_sub(1)?)?;
-    let lines: Vec<&str> = source.lines().collect();
-    if lines.get(rendered_line - 1) == Some(&target) {
-        return Some(rendered_line);
-    }
-    let target = target.trim();
-    let mut best: Vec<(usize, usize)> = Vec::new(); // (literal length, line)
-    for (i, l) in lines.iter().enumerate() {
-        if let Some(score) = glob_match(l, target) {
-            best.push((score, i + 1));
+    LineTracer::new(source, rendered).trace(rendered_line)
+}
+
+/// [`trace_template_line`] for many lines of one template and its rendering: the
+/// texts are split into lines, and each template line into its literal pieces,
+/// once, not once per traced line (a state file places every one of its releases).
+struct LineTracer<'s> {
+    source: Vec<&'s str>,
+    rendered: Vec<&'s str>,
+    globs: Vec<Option<Glob<'s>>>,
+}
+
+impl<'s> LineTracer<'s> {
+    fn new(source: &'s str, rendered: &'s str) -> LineTracer<'s> {
+        let source: Vec<&str> = source.lines().collect();
+        LineTracer {
+            globs: vec![None; source.len()],
+            source,
+            rendered: rendered.lines().collect(),
         }
     }
-    let top = best.iter().map(|(s, _)| *s).max()?;
-    if top == 0 && !target.is_empty() {
-        return None;
+
+    fn trace(&mut self, rendered_line: usize) -> Option<usize> {
+        let target = *self.rendered.get(rendered_line.checked_sub(1)?)?;
+        if self.source.get(rendered_line - 1) == Some(&target) {
+            return Some(rendered_line);
+        }
+        let target = target.trim();
+        let mut best: Vec<(usize, usize)> = Vec::new(); // (literal length, line)
+        for (i, l) in self.source.iter().enumerate() {
+            let glob = self.globs[i].get_or_insert_with(|| Glob::new(l));
+            if let Some(score) = glob.matches(target) {
+                best.push((score, i + 1));
+            }
+        }
+        let top = best.iter().map(|(s, _)| *s).max()?;
+        if top == 0 && !target.is_empty() {
+            return None;
+        }
+        best.into_iter()
+            .filter(|(s, _)| *s * 2 >= top)
+            .min_by_key(|(_, l)| l.abs_diff(rendered_line))
+            .map(|(_, l)| l)
     }
-    best.into_iter()
-        .filter(|(s, _)| *s * 2 >= top)
-        .min_by_key(|(_, l)| l.abs_diff(rendered_line))
-        .map(|(_, l)| l)
 }
 
 /// Whether a template line, with its `{{ ... }}` actions read as wildcards, can
 /// produce `text` (both compared without surrounding blanks); returns the number of
 /// literal bytes matched.
+#[cfg(test)]
 fn glob_match(template_line: &str, text: &str) -> Option<usize> {
-    let mut pieces: Vec<&str> = Vec::new();
-    let mut rest = template_line;
-    let mut starts_wild = false;
-    let mut ends_wild = false;
-    loop {
-        match rest.find("{{") {
-            Some(p) => {
-                if p == 0 && pieces.is_empty() {
-                    starts_wild = true;
-                }
-                pieces.push(&rest[..p]);
-                match rest[p..].find("}}") {
-                    Some(q) => {
-                        rest = &rest[p + q + 2..];
-                        if rest.trim().is_empty() {
+    Glob::new(template_line).matches(text)
+}
+
+/// A template line as a pattern: its literal pieces between actions.
+#[derive(Clone)]
+struct Glob<'s> {
+    pieces: Vec<&'s str>,
+    starts_wild: bool,
+    ends_wild: bool,
+}
+
+impl<'s> Glob<'s> {
+    fn new(template_line: &'s str) -> Glob<'s> {
+        let mut pieces: Vec<&str> = Vec::new();
+        let mut rest = template_line;
+        let mut starts_wild = false;
+        let mut ends_wild = false;
+        loop {
+            match rest.find("{{") {
+                Some(p) => {
+                    if p == 0 && pieces.is_empty() {
+                        starts_wild = true;
+                    }
+                    pieces.push(&rest[..p]);
+                    match rest[p..].find("}}") {
+                        Some(q) => {
+                            rest = &rest[p + q + 2..];
+                            if rest.trim().is_empty() {
+                                ends_wild = true;
+                                break;
+                            }
+                        }
+                        None => {
                             ends_wild = true;
                             break;
                         }
                     }
-                    None => {
-                        ends_wild = true;
-                        break;
-                    }
+                }
+                None => {
+                    pieces.push(rest);
+                    break;
                 }
             }
-            None => {
-                pieces.push(rest);
-                break;
+        }
+        Glob {
+            pieces: pieces
+                .iter()
+                .map(|p| p.trim())
+                .filter(|p| !p.is_empty())
+                .collect(),
+            starts_wild,
+            ends_wild,
+        }
+    }
+
+    fn matches(&self, text: &str) -> Option<usize> {
+        let pieces = &self.pieces;
+        if pieces.is_empty() {
+            return (self.starts_wild || self.ends_wild || text.is_empty()).then_some(0);
+        }
+        let mut pos = 0;
+        for (k, p) in pieces.iter().enumerate() {
+            let found = if k == 0 && !self.starts_wild {
+                text.starts_with(p).then_some(0)
+            } else {
+                text[pos..].find(p).map(|f| f + pos)
+            }?;
+            pos = found + p.len();
+        }
+        if !self.ends_wild && pos != text.len() {
+            let last = pieces[pieces.len() - 1];
+            if !text.ends_with(last) || text.len() - last.len() < pos - last.len() {
+                return None;
             }
         }
+        Some(pieces.iter().map(|p| p.len()).sum())
     }
-    let pieces: Vec<&str> = pieces
-        .iter()
-        .map(|p| p.trim())
-        .filter(|p| !p.is_empty())
-        .collect();
-    if pieces.is_empty() {
-        return (starts_wild || ends_wild || text.is_empty()).then_some(0);
-    }
-    let mut pos = 0;
-    for (k, p) in pieces.iter().enumerate() {
-        let found = if k == 0 && !starts_wild {
-            text.starts_with(p).then_some(0)
-        } else {
-            text[pos..].find(p).map(|f| f + pos)
-        }?;
-        pos = found + p.len();
-    }
-    if !ends_wild && pos != text.len() {
-        let last = pieces[pieces.len() - 1];
-        if !text.ends_with(last) || text.len() - last.len() < pos - last.len() {
-            return None;
-        }
-    }
-    Some(pieces.iter().map(|p| p.len()).sum())
 }
 
 // ---- struct merges --------------------------------------------------------------------
