@@ -621,12 +621,19 @@ impl<'s> State<'s> {
         else {
             return Ok(Val::MISSING);
         };
-        let mut value: Option<Val> = None;
-        for cmd in tree.kids(*cmds) {
-            let v = self.eval_command(dot, *cmd, value.take())?;
-            value = Some(v.dig());
-        }
-        let value = value.unwrap_or(Val::MISSING);
+        // Most pipelines are one command: its value goes straight out, not through
+        // an `Option` whose copy waited on the stores that filled it.
+        let value = match tree.kids(*cmds) {
+            [] => Val::MISSING,
+            [only] => self.eval_command(dot, *only, None)?.dig(),
+            [first, rest @ ..] => {
+                let mut value = self.eval_command(dot, *first, None)?.dig();
+                for cmd in rest {
+                    value = self.eval_command(dot, *cmd, Some(value))?.dig();
+                }
+                value
+            }
+        };
         for d in tree.kids(*decl) {
             if let Node::Variable { ident, .. } = tree.node(*d) {
                 if let Some(name) = tree.idents(*ident).first() {
