@@ -297,7 +297,7 @@ fn collect(
 
 /// Helm's `sortTemplates`: more path segments first, then reverse byte order.
 /// Each name's depth is counted once, not at each of the sort's comparisons (a
-/// chart with a library of a hundred helpers compares names about 700 times).
+/// sort of n names makes about n·log2(n) of them: 660 for a hundred templates).
 fn sort_templates(r: &mut Vec<Renderable>) {
     let mut keyed: Vec<(usize, Renderable)> = r
         .drain(..)
