@@ -4,15 +4,16 @@
 //! Helm decodes every chart's `values.yaml` (and every `-f` file and `fromYaml`
 //! text) through the full libyaml pipeline, which costs about a tenth of a typical
 //! render. Most of those texts are block mappings and sequences whose scalars are
-//! plain, single-line quoted, `{}`/`[]` or literal block scalars, between comment
-//! lines. [`document`] reads exactly that subset a line at a time and gives the
-//! same [`GoValue`] the decoder would. Anything else (flow collections with
-//! content, folded or multi-line scalars, anchors, aliases, tags, merge keys,
-//! quoted keys, double-quoted escapes, tabs, carriage returns, document markers,
-//! repeated keys, a root that is not a block collection in column 0, any
-//! indentation it cannot place) makes it answer `None`, and the caller runs the
-//! full decoder, which also owns every error message. So it only ever accepts
-//! texts the full decoder reads without error, to the same value; the tests hold
+//! plain, single-line quoted, `{}`/`[]`, literal or plainly folded block scalars,
+//! between comment lines. [`document`] reads exactly that subset a line at a time
+//! and gives the same [`GoValue`] the decoder would. Anything else (flow
+//! collections with content, other folded or multi-line scalars, anchors, aliases,
+//! tags, merge keys, double-quoted escapes other than `\"`, `\\`,
+//! `\n`, `\t`, `\r` and `\ `, tabs, carriage returns, document markers, repeated
+//! keys, a root that is not a block collection in column 0, any indentation it
+//! cannot place) makes it answer `None`, and the caller runs the full decoder,
+//! which also owns every error message. So it only ever accepts texts the full
+//! decoder reads without error, to the same value; the tests hold
 //! it to that on every YAML file of the repository and on mutations of them.
 
 use std::collections::BTreeMap;
@@ -387,7 +388,8 @@ impl<'a, S: Sink> Reader<'a, S> {
                 }
                 _ => return None,
             },
-            b'|' => return self.literal(col, &v[1..]),
+            b'|' => return self.literal(col, &v[1..], false),
+            b'>' => return self.literal(col, &v[1..], true),
             b'[' if !v.starts_with("[]") => {
                 let (items, end) = flow_sequence::<S>(v)?;
                 if !rest_is_blank(&v[end..]) {
@@ -425,8 +427,12 @@ impl<'a, S: Sink> Reader<'a, S> {
     }
 
     /// A literal block scalar (`|`, `|-`, `|+`) under a collection in column `col`;
-    /// `header` is what follows the `|`.
-    fn literal(&mut self, col: usize, header: &str) -> Option<S::Value> {
+    /// `header` is what follows the `|`. With `folded`, a folded one (`>`, `>-`,
+    /// `>+`) of the plain kind: its lines all at one indentation and none blank
+    /// between them, so that every line break folds into a space (`htpasswd: >-`
+    /// over one long line, in several charts' values); more-indented or blank
+    /// lines, which fold otherwise, are the decoder's.
+    fn literal(&mut self, col: usize, header: &str, folded: bool) -> Option<S::Value> {
         #[derive(PartialEq)]
         enum Chomp {
             Clip,
@@ -461,10 +467,19 @@ impl<'a, S: Sink> Reader<'a, S> {
             if spaces < indent {
                 break;
             }
-            if !out.is_empty() || blanks > 0 {
-                out.push('\n');
+            if folded {
+                if spaces > indent || blanks > 0 {
+                    return None;
+                }
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+            } else {
+                if !out.is_empty() || blanks > 0 {
+                    out.push('\n');
+                }
+                out.extend(std::iter::repeat_n('\n', blanks));
             }
-            out.extend(std::iter::repeat_n('\n', blanks));
             blanks = 0;
             out.push_str(&line[indent..]);
             self.i += 1;
@@ -546,15 +561,37 @@ fn flow_sequence<S: Sink>(v: &str) -> Option<(Vec<S::Value>, usize)> {
     }
 }
 
-/// The text of a one-line quoted scalar; `None` for double-quoted escapes.
+/// The text of a one-line quoted scalar. Of double-quoted escapes, the common
+/// ones (`\"`, `\\`, `\n`, `\t`, `\r`, `\ `) are read here, as go-yaml
+/// reads them; any other (`\x41`, `\u00e9`, `\N`, and `\/`, which go-yaml
+/// refuses) gives `None`. Values files quote templates for `tpl` this way
+/// (`"{{ template \"x\" . }}"`), and one such line sent the whole file down
+/// the full decoder.
 fn unquote(inner: &str, quote: u8) -> Option<String> {
     if quote == b'\'' {
-        Some(inner.replace("''", "'"))
-    } else if inner.contains('\\') {
-        None
-    } else {
-        Some(inner.to_string())
+        return Some(inner.replace("''", "'"));
     }
+    if !inner.contains('\\') {
+        return Some(inner.to_string());
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            '"' => '"',
+            '\\' => '\\',
+            'n' => '\n',
+            't' => '\t',
+            'r' => '\r',
+            ' ' => ' ',
+            _ => return None,
+        });
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -679,6 +716,9 @@ mod tests {
             "\"helm.sh/hook\": pre-install\n'q''s': 1\n",
             "---\na: 1\n",
             "--- # c\na:\n  plain alone\nb:\n  {}\nc:\n  - x\n",
+            "a: >-\n  one line\nb: >\n  two\n  lines  \n\nc: >+\n  kept\n\n\nd:\n- >\n    x\n    y\ne: 1\n",
+            "a: \"esc\\n\"\nb: \"{{ template \\\"x\\\" . }}\"\nc: \"\\\\ \\t \\r \\ \"\n",
+            "\"k\\\"q\": 1\nl:\n- \"a\\\\b\" # c\n",
         ];
         for t in texts {
             assert!(agrees(t), "not read:\n{t}");
@@ -694,12 +734,17 @@ mod tests {
             "a: &x 1\nb: *x\n",
             "<<: {a: 1}\n",
             "a: {b: 1}\n",
-            "a: >\n  folded\n",
+            "a: >\n  more\n    indented\n",
+            "a: >\n  blank\n\n  between\n",
+            "a: >2\n   x\n",
             "a: |2\n   x\n",
             "a: |\n\n  x\n",
             "a: multi\n  line\n",
             "a: 'multi\n  line'\n",
-            "a: \"esc\\n\"\n",
+            "a: \"esc\\x41\"\n",
+            "a: \"\\u00e9\"\n",
+            "a: \"\\N\"\n",
+            "a: \"\\/\"\n",
             "a: 1\na: 2\n",
             "a:\tb\n",
             "a: 1\r\n",
