@@ -390,22 +390,25 @@ impl<'a, S: Sink> Reader<'a, S> {
             },
             b'|' => return self.literal(col, &v[1..], false),
             b'>' => return self.literal(col, &v[1..], true),
-            b'[' if !v.starts_with("[]") => {
+            b'[' if !v[1..].trim_start_matches(' ').starts_with(']') => {
                 let (items, end) = flow_sequence::<S>(v)?;
                 if !rest_is_blank(&v[end..]) {
                     return None;
                 }
                 S::seq(items)
             }
-            b'{' | b'[' => {
-                let (pair, rest) = v.split_at_checked(2)?;
+            // Empty, with or without spaces inside (`{}`, `{ }`).
+            &open @ (b'{' | b'[') => {
+                let inner = v[1..].trim_start_matches(' ');
+                let close = if open == b'{' { '}' } else { ']' };
+                let rest = inner.strip_prefix(close)?;
                 if !rest_is_blank(rest) {
                     return None;
                 }
-                match pair {
-                    "{}" => S::map(S::Map::default()),
-                    "[]" => S::seq(Vec::new()),
-                    _ => return None,
+                if open == b'{' {
+                    S::map(S::Map::default())
+                } else {
+                    S::seq(Vec::new())
                 }
             }
             _ if !plain_start(v) => return None,
@@ -448,8 +451,25 @@ impl<'a, S: Sink> Reader<'a, S> {
         if !rest_is_blank(rest) {
             return None;
         }
+        // An empty scalar (`affinity: |`, then empty lines or none, then a line no
+        // deeper than the collection): empty text whatever its indicator but `+`,
+        // whose kept line breaks are the decoder's, as is a line of spaces.
+        let mut j = self.i;
+        while self.lines.get(j) == Some(&"") {
+            j += 1;
+        }
+        if let Some(next) = self.lines.get(j) {
+            let spaces = next.len() - next.trim_start_matches(' ').len();
+            if spaces <= col && spaces < next.len() {
+                if chomp == Chomp::Keep {
+                    return None;
+                }
+                self.i = j;
+                return Some(S::text(String::new()));
+            }
+        }
         // The first line fixes the indentation; blank lines before it (whose
-        // length then matters) and empty scalars are left to the decoder.
+        // length then matters) are left to the decoder.
         let first = *self.lines.get(self.i)?;
         let indent = first.len() - first.trim_start_matches(' ').len();
         if indent == first.len() || indent <= col {
@@ -716,6 +736,8 @@ mod tests {
             "\"helm.sh/hook\": pre-install\n'q''s': 1\n",
             "---\na: 1\n",
             "--- # c\na:\n  plain alone\nb:\n  {}\nc:\n  - x\n",
+            "a: { }\nb: [  ]\nc:\n- {  } # c\n",
+            "a: |\n\n# c\nb: |-\nc:\n  d: >\n\n\n  # c\n  e: 1\nf:\n- |\n- x\n",
             "a: >-\n  one line\nb: >\n  two\n  lines  \n\nc: >+\n  kept\n\n\nd:\n- >\n    x\n    y\ne: 1\n",
             "a: \"esc\\n\"\nb: \"{{ template \\\"x\\\" . }}\"\nc: \"\\\\ \\t \\r \\ \"\n",
             "\"k\\\"q\": 1\nl:\n- \"a\\\\b\" # c\n",
@@ -735,6 +757,8 @@ mod tests {
             "<<: {a: 1}\n",
             "a: {b: 1}\n",
             "a: >\n  more\n    indented\n",
+            "a: |+\n\nb: 1\n",
+            "a: |\n  \nb: 1\n",
             "a: >\n  blank\n\n  between\n",
             "a: >2\n   x\n",
             "a: |2\n   x\n",
