@@ -50,7 +50,7 @@ pub(super) fn helm_document(text: &str) -> Option<Value> {
 
 /// What the reader builds its result with: go-yaml's values, or Helm's.
 trait Sink: Copy {
-    type Value;
+    type Value: Clone;
     type Key;
     type Map: Default;
     /// Whether the root must be a mapping (decoding into `map[string]interface{}`).
@@ -174,6 +174,7 @@ fn read<S: Sink>(text: &str, sink: S) -> Option<S::Value> {
         depth: 0,
         ends_in_newline: body.is_some(),
         sink,
+        anchors: Vec::new(),
     };
     // A `---` may open the document.
     if let Some(at) = r
@@ -204,6 +205,14 @@ fn read<S: Sink>(text: &str, sink: S) -> Option<S::Value> {
     (r.peek().is_none() && !r.refused()).then_some(v)
 }
 
+/// An anchor's or alias's name as go-yaml reads one: letters, digits, `-`, `_`.
+fn is_anchor_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// `text.split('\n')`, collected: one vectorised pass over the text instead of a
 /// search started at each line (values files are mostly short lines).
 fn lines_of(text: &str) -> Vec<&str> {
@@ -217,7 +226,7 @@ fn lines_of(text: &str) -> Vec<&str> {
     out
 }
 
-struct Reader<'a, S> {
+struct Reader<'a, S: Sink> {
     lines: Vec<&'a str>,
     /// The line to read next.
     i: usize,
@@ -228,6 +237,9 @@ struct Reader<'a, S> {
     /// such texts are left to the decoder.
     ends_in_newline: bool,
     sink: S,
+    /// The anchored scalars read so far (`&name value`), the latest of a name
+    /// last, as an alias (`*name`) finds them.
+    anchors: Vec<(&'a str, S::Value)>,
 }
 
 impl<'a, S: Sink> Reader<'a, S> {
@@ -381,6 +393,40 @@ impl<'a, S: Sink> Reader<'a, S> {
     /// A value written on the line of its key or dash; `col` is the column of the
     /// collection holding it. Line `i` is already the one after it.
     fn inline(&mut self, col: usize, v: &'a str) -> Option<S::Value> {
+        // Anchors and aliases of single-line scalars (`port: &port 9121`, then
+        // `targetPort: *port`); anchored collections, and anything else with them,
+        // are the decoder's.
+        if let Some(rest) = v.strip_prefix('&') {
+            let (name, after) = rest.split_once(' ')?;
+            let after = after.trim_start_matches(' ');
+            if !is_anchor_name(name)
+                || !matches!(after.as_bytes().first(), Some(c) if !b"#|>[{&*!".contains(c))
+            {
+                return None;
+            }
+            let value = self.inline(col, after)?;
+            self.anchors.push((name, value.clone()));
+            return Some(value);
+        }
+        if let Some(rest) = v.strip_prefix('*') {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            let (name, tail) = rest.split_at(end);
+            if !is_anchor_name(name) || !rest_is_blank(tail) {
+                return None;
+            }
+            let value = self
+                .anchors
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)?
+                .1
+                .clone();
+            return match self.peek() {
+                Some((indent, _)) if indent > col => None,
+                None if self.refused() => None,
+                _ => Some(value),
+            };
+        }
         let value = match v.as_bytes().first()? {
             &q @ (b'"' | b'\'') => match scan_quoted(v.as_bytes(), q, 1) {
                 Quoted::Closed(end) if rest_is_blank(&v[end..]) => {
@@ -737,6 +783,7 @@ mod tests {
             "---\na: 1\n",
             "--- # c\na:\n  plain alone\nb:\n  {}\nc:\n  - x\n",
             "a: { }\nb: [  ]\nc:\n- {  } # c\n",
+            "a: &x 1\nb: *x\nc: &y \"q\" # c\nd:\n- *y\n- &z plain words\ne: *z # c\nf: &x two\ng: *x\n",
             "a: |\n\n# c\nb: |-\nc:\n  d: >\n\n\n  # c\n  e: 1\nf:\n- |\n- x\n",
             "a: >-\n  one line\nb: >\n  two\n  lines  \n\nc: >+\n  kept\n\n\nd:\n- >\n    x\n    y\ne: 1\n",
             "a: \"esc\\n\"\nb: \"{{ template \\\"x\\\" . }}\"\nc: \"\\\\ \\t \\r \\ \"\n",
@@ -753,11 +800,17 @@ mod tests {
             "",
             "# only a comment\n",
             "a: |\n  x",
-            "a: &x 1\nb: *x\n",
             "<<: {a: 1}\n",
             "a: {b: 1}\n",
             "a: >\n  more\n    indented\n",
             "a: |+\n\nb: 1\n",
+            "a: *x\n",
+            "a: &x\n  b: 1\nc: *x\n",
+            "a: &x {b: 1}\nc: *x\n",
+            "a: &x |\n  t\nc: *x\n",
+            "&k a: 1\n",
+            "a: &x 1\nb: *x.y\n",
+            "a: &x 1\nb: *x\n  c: 2\n",
             "a: |\n  \nb: 1\n",
             "a: >\n  blank\n\n  between\n",
             "a: >2\n   x\n",
