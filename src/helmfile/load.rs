@@ -1077,15 +1077,8 @@ impl<'s> LineTracer<'s> {
     }
 }
 
-/// Whether a template line, with its `{{ ... }}` actions read as wildcards, can
-/// produce `text` (both compared without surrounding blanks); returns the number of
-/// literal bytes matched.
-#[cfg(test)]
-fn glob_match(template_line: &str, text: &str) -> Option<usize> {
-    Glob::new(template_line).matches(text)
-}
-
-/// A template line as a pattern: its literal pieces between actions.
+/// A template line as a pattern: its literal pieces between actions, which
+/// [`Glob::matches`] reads as wildcards.
 #[derive(Clone)]
 struct Glob<'s> {
     pieces: Vec<&'s str>,
@@ -1137,6 +1130,8 @@ impl<'s> Glob<'s> {
         }
     }
 
+    /// Whether the line can produce `text` (both compared without surrounding
+    /// blanks); the number of literal bytes matched.
     fn matches(&self, text: &str) -> Option<usize> {
         let pieces = &self.pieces;
         if pieces.is_empty() {
@@ -1306,12 +1301,12 @@ mod tests {
 
     #[test]
     fn glob_lines() {
-        assert_eq!(glob_match("  a: {{ .x }}", "a: 1"), Some(2));
-        assert_eq!(glob_match("  a: {{ .x }} b", "a: 1 b"), Some(3));
-        assert_eq!(glob_match("  a: {{ .x }} b", "a: 1 c"), None);
-        assert_eq!(glob_match("{{ .x }}", "anything"), Some(0));
-        assert_eq!(glob_match("plain", "other"), None);
-        assert_eq!(glob_match("{{ if .x", "y"), Some(0));
+        assert_eq!(Glob::new("  a: {{ .x }}").matches("a: 1"), Some(2));
+        assert_eq!(Glob::new("  a: {{ .x }} b").matches("a: 1 b"), Some(3));
+        assert_eq!(Glob::new("  a: {{ .x }} b").matches("a: 1 c"), None);
+        assert_eq!(Glob::new("{{ .x }}").matches("anything"), Some(0));
+        assert_eq!(Glob::new("plain").matches("other"), None);
+        assert_eq!(Glob::new("{{ if .x").matches("y"), Some(0));
     }
 
     #[test]

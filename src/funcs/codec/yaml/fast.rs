@@ -16,6 +16,7 @@
 //! decoder reads without error, to the same value; the tests hold
 //! it to that on every YAML file of the repository and on mutations of them.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use super::decode::{GoMap, GoValue};
@@ -40,12 +41,32 @@ pub(super) fn document(text: &str, string_keys: bool) -> Option<GoValue> {
 
 /// The value Helm reads from `text` (go-yaml's, then through JSON: every number a
 /// float64, keys strings), built directly rather than as a [`GoValue`] converted
-/// afterwards: a chart's values are most of what a render decodes. `None` where
+/// afterwards: a chart's values are most of what a render decodes. Refused where
 /// [`document`] would answer `None`, and also for a key that is not a string
 /// (`1:`, `on:`) or a number JSON cannot hold (`.inf`), whose conversion the
 /// caller's full path owns.
-pub(super) fn helm_document(text: &str) -> Option<Value> {
-    read(text, HelmSink)
+pub(super) fn helm_document(text: &str) -> Result<Value, Left> {
+    let conversion = Cell::new(false);
+    read(
+        text,
+        HelmSink {
+            conversion: &conversion,
+        },
+    )
+    .ok_or(if conversion.get() {
+        Left::Conversion
+    } else {
+        Left::Shape
+    })
+}
+
+/// Why [`helm_document`] left a text to its caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Left {
+    /// Outside the reader's subset: [`document`] refuses it too.
+    Shape,
+    /// A key or number only Helm's conversion refuses: [`document`] may read it.
+    Conversion,
 }
 
 /// What the reader builds its result with: go-yaml's values, or Helm's.
@@ -65,7 +86,7 @@ trait Sink: Copy {
     fn nil() -> Self::Value;
     fn text(s: String) -> Self::Value;
     /// A plain scalar (`None`: the decoder's to read).
-    fn scalar(s: &str) -> Option<Self::Value>;
+    fn scalar(self, s: &str) -> Option<Self::Value>;
 }
 
 #[derive(Clone, Copy)]
@@ -110,15 +131,25 @@ impl Sink for GoSink {
     fn text(s: String) -> GoValue {
         GoValue::Str(s)
     }
-    fn scalar(s: &str) -> Option<GoValue> {
+    fn scalar(self, s: &str) -> Option<GoValue> {
         plain_value(s)
     }
 }
 
 #[derive(Clone, Copy)]
-struct HelmSink;
+struct HelmSink<'c> {
+    /// Set when a key or scalar was refused here rather than by the reader.
+    conversion: &'c Cell<bool>,
+}
 
-impl Sink for HelmSink {
+impl HelmSink<'_> {
+    fn refuse<T>(self) -> Option<T> {
+        self.conversion.set(true);
+        None
+    }
+}
+
+impl Sink for HelmSink<'_> {
     type Value = Value;
     type Key = String;
     type Map = BTreeMap<String, Value>;
@@ -128,7 +159,7 @@ impl Sink for HelmSink {
     fn plain_key(self, text: &str, _root: bool) -> Option<String> {
         match plain_value(text)? {
             GoValue::Str(s) => Some(s),
-            _ => None,
+            _ => self.refuse(),
         }
     }
     fn quoted_key(self, text: String) -> String {
@@ -152,12 +183,13 @@ impl Sink for HelmSink {
     fn text(s: String) -> Value {
         Value::String(s.into())
     }
-    fn scalar(s: &str) -> Option<Value> {
+    fn scalar(self, s: &str) -> Option<Value> {
         // Converted as the long path converts it; a number JSON cannot hold is that
         // path's to report.
-        match super::helm_jsonable(plain_value(s)?).ok()? {
-            Value::Float(f) if !f.is_finite() => None,
-            v => Some(v),
+        match super::helm_jsonable(plain_value(s)?) {
+            Ok(Value::Float(f)) if !f.is_finite() => self.refuse(),
+            Ok(v) => Some(v),
+            Err(_) => self.refuse(),
         }
     }
 }
@@ -408,26 +440,16 @@ impl<'a, S: Sink> Reader<'a, S> {
             self.anchors.push((name, value.clone()));
             return Some(value);
         }
-        if let Some(rest) = v.strip_prefix('*') {
-            let end = rest.find(' ').unwrap_or(rest.len());
-            let (name, tail) = rest.split_at(end);
-            if !is_anchor_name(name) || !rest_is_blank(tail) {
-                return None;
-            }
-            let value = self
-                .anchors
-                .iter()
-                .rev()
-                .find(|(n, _)| *n == name)?
-                .1
-                .clone();
-            return match self.peek() {
-                Some((indent, _)) if indent > col => None,
-                None if self.refused() => None,
-                _ => Some(value),
-            };
-        }
         let value = match v.as_bytes().first()? {
+            b'*' => {
+                let rest = &v[1..];
+                let (name, tail) = rest.split_at(rest.find(' ').unwrap_or(rest.len()));
+                if !is_anchor_name(name) || !rest_is_blank(tail) {
+                    return None;
+                }
+                let (_, anchored) = self.anchors.iter().rev().find(|(n, _)| *n == name)?;
+                anchored.clone()
+            }
             &q @ (b'"' | b'\'') => match scan_quoted(v.as_bytes(), q, 1) {
                 Quoted::Closed(end) if rest_is_blank(&v[end..]) => {
                     S::text(unquote(&v[1..end - 1], q)?)
@@ -437,7 +459,7 @@ impl<'a, S: Sink> Reader<'a, S> {
             b'|' => return self.literal(col, &v[1..], false),
             b'>' => return self.literal(col, &v[1..], true),
             b'[' if !v[1..].trim_start_matches(' ').starts_with(']') => {
-                let (items, end) = flow_sequence::<S>(v)?;
+                let (items, end) = flow_sequence(v, self.sink)?;
                 if !rest_is_blank(&v[end..]) {
                     return None;
                 }
@@ -463,7 +485,7 @@ impl<'a, S: Sink> Reader<'a, S> {
                 if holds_mapping_value(scalar) {
                     return None;
                 }
-                S::scalar(scalar)?
+                self.sink.scalar(scalar)?
             }
         };
         // Nothing may be indented deeper below a value that ended on its line: a
@@ -576,7 +598,7 @@ fn plain_value(s: &str) -> Option<GoValue> {
 /// A flow sequence of scalars closing on its line (`["a", b, 1]`), and the byte
 /// past its `]`. Plain items are only the unremarkable ones: no indicators at
 /// their start, no `:`, `#`, quotes or brackets inside.
-fn flow_sequence<S: Sink>(v: &str) -> Option<(Vec<S::Value>, usize)> {
+fn flow_sequence<S: Sink>(v: &str, sink: S) -> Option<(Vec<S::Value>, usize)> {
     let b = v.as_bytes();
     let skip = |mut i: usize| {
         while b.get(i) == Some(&b' ') {
@@ -608,7 +630,7 @@ fn flow_sequence<S: Sink>(v: &str) -> Option<(Vec<S::Value>, usize)> {
                     return None;
                 }
                 i += len;
-                S::scalar(text)?
+                sink.scalar(text)?
             }
         };
         items.push(item);
@@ -710,7 +732,7 @@ mod tests {
     /// Holds [`helm_document`] to the decoder's Helm path (the full decoder, then
     /// the conversion through JSON) on `text`.
     fn helm_agrees(text: &str) {
-        let Some(fast) = helm_document(text) else {
+        let Ok(fast) = helm_document(text) else {
             return;
         };
         let opts = super::super::DecodeOptions {
@@ -731,6 +753,12 @@ mod tests {
     /// reads it; whether it read it (into `interface{}`).
     fn agrees(text: &str) -> bool {
         helm_agrees(text);
+        if matches!(helm_document(text), Err(Left::Shape)) {
+            assert!(
+                document(text, false).is_none(),
+                "refused as outside the subset, yet read:\n{text}"
+            );
+        }
         let mut read = false;
         for (string_keys, target) in [(false, Target::Interface), (true, Target::StringMap)] {
             let Some(fast) = document(text, string_keys) else {
@@ -756,8 +784,14 @@ mod tests {
         assert!(matches!(v, Value::Map(ref m) if matches!(m.get("a"), Some(Value::Float(_)))));
         // Keys that are not strings, and numbers JSON cannot hold, go the long way.
         for text in ["1: x\n", "on: x\n", "a: .inf\n", "a:\n  ~: 1\n"] {
-            assert!(helm_document(text).is_none(), "{text}");
-            helm_agrees(text);
+            assert!(helm_document(text).is_err(), "{text}");
+            agrees(text);
+        }
+        // Those the reader itself could read are left as conversions, which the
+        // caller then reads as go-yaml's.
+        for text in ["1: x\n", "on: x\n", "a: .inf\n"] {
+            assert_eq!(helm_document(text).err(), Some(Left::Conversion), "{text}");
+            assert!(document(text, false).is_some(), "{text}");
         }
     }
 
@@ -843,6 +877,7 @@ mod tests {
         ];
         for t in texts {
             assert!(document(t, false).is_none(), "read:\n{t}");
+            assert_eq!(helm_document(t).err(), Some(Left::Shape), "{t}");
         }
     }
 

@@ -474,13 +474,20 @@ pub fn decode_uncached(text: &str, opts: &DecodeOptions) -> Result<Value, YamlEr
     // is unsure of, and every error, comes from the full decoder below. (Strict
     // decoding reports repeated keys, which that reader never accepts anyway.)
     if !opts.strict {
+        // A text outside the reader's subset is outside it for either result, so
+        // only a conversion Helm's values refuse is worth reading again as go-yaml's.
+        let mut second_reading = true;
         if let Mode::Helm(target) = opts.mode {
-            if let Some(v) = fast::helm_document(text) {
-                return helm_target(v, target, text);
+            match fast::helm_document(text) {
+                Ok(v) => return helm_target(v, target, text),
+                Err(left) => second_reading = left == fast::Left::Conversion,
             }
         }
         let string_keys = matches!(opts.mode, Mode::HelmfileMap);
-        if let Some(v) = fast::document(text, string_keys) {
+        if let Some(v) = second_reading
+            .then(|| fast::document(text, string_keys))
+            .flatten()
+        {
             if let Ok((value, _)) = convert(v, text, opts) {
                 return Ok(value);
             }
